@@ -1,0 +1,8 @@
+"""`frcli stats` (placeholder until its issue lands)."""
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `stats` command(s) to the app."""

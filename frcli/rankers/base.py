@@ -1,0 +1,208 @@
+"""The ranker contract: parameters in, ``Ranking`` out.
+
+A ranker turns a ``Dataset`` and a dict of parameters into one ``Ranking`` per parameter
+combination. Parameters are declared once (``Param``) so the CLI (``--param k=v`` strings),
+the YAML configs (typed values, lists for grids) and the Python API share one parser and one
+set of error messages. Rankers that can compute a whole grid in one pass (Relief) declare the
+names in ``grid_params``; for every other list-valued parameter the registry loops.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from frcli.data.dataset import Dataset
+from frcli.errors import ConfigError
+
+
+@dataclass
+class Ranking:
+    """Feature importances (higher = more important) and how they were obtained."""
+
+    method: str
+    feature_names: list[str]
+    importances: np.ndarray
+    params: dict[str, Any] = field(default_factory=dict)
+    per_target: np.ndarray | None = None          # (n_targets, n_features)
+    target_names: list[str] | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.importances = np.asarray(self.importances, dtype=np.float64)
+        if self.importances.shape != (len(self.feature_names),):
+            raise ValueError("importances must have one value per feature")
+
+    def ranks(self) -> np.ndarray:
+        """1 = most important; ties keep the data set's feature order (a stable sort)."""
+        order = self.order()
+        r = np.empty(len(order), dtype=np.intp)
+        r[order] = np.arange(1, len(order) + 1)
+        return r
+
+    def order(self) -> np.ndarray:
+        """Feature indices from most to least important (stable; NaN last)."""
+        key = np.where(np.isnan(self.importances), -np.inf, self.importances)
+        return np.argsort(-key, kind="stable")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "method": self.method,
+            "params": self.params,
+            "features": [
+                {"feature": f, "importance": float(v), "rank": int(r)}
+                for f, v, r in zip(self.feature_names, self.importances, self.ranks())
+            ],
+            "timings": self.timings,
+            "meta": self.meta,
+        }
+        if self.per_target is not None:
+            names = self.target_names or [f"target{j + 1}" for j in range(len(self.per_target))]
+            out["per_target"] = {
+                t: dict(zip(self.feature_names, map(float, row)))
+                for t, row in zip(names, self.per_target)
+            }
+        return out
+
+
+# -- parameters -------------------------------------------------------------------------
+
+def parse_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    s = str(value).strip().lower()
+    if s in ("1", "true", "yes", "on"):
+        return True
+    if s in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected true or false")
+
+
+def parse_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("expected an integer")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return int(str(value).strip())
+
+
+def parse_float(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("expected a number")
+    v = float(str(value).strip()) if not isinstance(value, (int, float)) else float(value)
+    if not math.isfinite(v):
+        raise ValueError("expected a finite number")
+    return v
+
+
+def parse_choice(*allowed: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        s = str(value).strip().lower()
+        if s not in allowed:
+            raise ValueError(f"allowed: {', '.join(allowed)}")
+        return s
+    return parse
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declared parameter: name, parser (raises ValueError with a hint), default, help."""
+
+    name: str
+    parse: Callable[[Any], Any]
+    default: Any
+    help: str = ""
+    check: Callable[[Any], bool] | None = None
+    check_msg: str = ""
+
+    def value(self, raw: Any) -> Any:
+        try:
+            v = self.parse(raw)
+        except (ValueError, TypeError) as e:
+            hint = f" ({e})" if str(e) else ""
+            raise ConfigError(f"bad value {raw!r} for parameter '{self.name}'{hint}") from None
+        if self.check is not None and not self.check(v):
+            raise ConfigError(f"bad value {raw!r} for parameter '{self.name}' ({self.check_msg})")
+        return v
+
+
+class Ranker:
+    """Base class of every ranker. Subclasses set ``name``-independent metadata and ``_rank``.
+
+    ``tasks``: the tasks it supports. ``params``: its declared parameters.
+    ``grid_params``: parameters whose lists it evaluates in one pass (``rank_grid``).
+    """
+
+    tasks: ClassVar[tuple[str, ...]] = ()
+    params: ClassVar[tuple[Param, ...]] = ()
+    grid_params: ClassVar[tuple[str, ...]] = ()
+    description: ClassVar[str] = ""
+
+    def __init__(self, method: str):
+        self.method = method
+
+    # -- parameter handling ------------------------------------------------------------
+    @classmethod
+    def param_spec(cls) -> dict[str, Param]:
+        return {p.name: p for p in cls.params}
+
+    def resolve(self, raw: Mapping[str, Any]) -> dict[str, list[Any]]:
+        """Validate raw parameters; every value becomes a list (a grid axis)."""
+        spec = self.param_spec()
+        out: dict[str, list[Any]] = {}
+        for key, value in raw.items():
+            if key not in spec:
+                allowed = ", ".join(sorted(spec)) or "(none)"
+                raise ConfigError(
+                    f"unknown parameter '{key}' for method '{self.method}'; allowed: {allowed}")
+            values = value if isinstance(value, (list, tuple)) else [value]
+            if not values:
+                raise ConfigError(f"parameter '{key}' has an empty list of values")
+            out[key] = [spec[key].value(v) for v in values]
+        for name, p in spec.items():
+            out.setdefault(name, [p.default])
+        return out
+
+    def check_task(self, dataset: Dataset) -> None:
+        if self.tasks and dataset.task not in self.tasks:
+            raise ConfigError(
+                f"method '{self.method}' does not support task '{dataset.task}'; "
+                f"it supports: {', '.join(self.tasks)}")
+
+    # -- running -----------------------------------------------------------------------
+    def rank(self, dataset: Dataset, params: Mapping[str, Any] | None = None, *,
+             seed: int = 0, jobs: int = 1) -> list[Ranking]:
+        """One Ranking per combination of the (possibly list-valued) parameters."""
+        self.check_task(dataset)
+        grid = self.resolve(params or {})
+        outer = [k for k in grid if k not in self.grid_params]
+        results: list[Ranking] = []
+        for combo in itertools.product(*(grid[k] for k in outer)):
+            fixed = dict(zip(outer, combo))
+            inner = {k: grid[k] for k in self.grid_params}
+            results.extend(self.rank_grid(dataset, fixed, inner, seed=seed, jobs=jobs))
+        return results
+
+    def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
+                  grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
+        """Default: loop over the grid. Relief overrides this to do one pass."""
+        out = []
+        keys = list(grid)
+        for combo in itertools.product(*(grid[k] for k in keys)):
+            params = {**fixed, **dict(zip(keys, combo))}
+            out.append(self.rank_one(dataset, params, seed=seed, jobs=jobs))
+        return out
+
+    def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
+                 jobs: int) -> Ranking:
+        raise NotImplementedError
+
+
+def expand_grid(grid: Mapping[str, Sequence[Any]]) -> Iterable[dict[str, Any]]:
+    keys = list(grid)
+    for combo in itertools.product(*(grid[k] for k in keys)):
+        yield dict(zip(keys, combo))
