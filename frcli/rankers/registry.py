@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from frcli.errors import choices_error
+from frcli.errors import UserError, choices_error
 from frcli.rankers.base import Ranker
 
 SCORES = ("symbolic", "genie3", "rf")
@@ -50,8 +50,16 @@ def _load(name: str) -> type[Ranker]:
     return getattr(importlib.import_module(module), cls)
 
 
+def _load_or_explain(name: str) -> type[Ranker]:
+    try:
+        return _load(name)
+    except ImportError as e:  # an engine that is not built (or not part of this build)
+        raise UserError(f"method '{name}' is not available in this installation ({e}); "
+                        "rebuild with 'make install'") from None
+
+
 def get_ranker(name: str) -> Ranker:
     key = name.strip().lower()
     if key not in _REGISTRY:
         raise choices_error("method", name, _REGISTRY)
-    return _load(key)(key)
+    return _load_or_explain(key)(key)

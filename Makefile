@@ -1,0 +1,27 @@
+# frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
+PYTHON ?= python3
+
+.PHONY: install build test test-all bench lint clean
+
+install:
+	$(PYTHON) -m pip install -e ".[test,bench,dask]"
+
+# Rebuild the kernels in place after editing ext/*.pyx (FRCLI_EXT=_relief for one module).
+build:
+	$(PYTHON) setup.py build_ext --inplace -q
+
+test:
+	$(PYTHON) -m pytest
+
+# Includes the tests marked slow (whole benchmark sets, long runs).
+test-all:
+	FRCLI_SLOW=1 $(PYTHON) -m pytest
+
+bench:
+	$(PYTHON) bench/run_all.py
+
+lint:
+	$(PYTHON) -m ruff check frcli tests bench
+
+clean:
+	rm -rf build dist *.egg-info ext/*.c ext/*.so ext/*.html

@@ -1,0 +1,128 @@
+"""The Python API: ``frcli.rank`` and a scikit-learn style estimator.
+
+    >>> import frcli
+    >>> r = frcli.rank("data.arff", method="genie3-rf", targets="last:3", trees=50)
+    >>> r.importances, r.ranks()
+    >>> from frcli.api import FeatureRanker
+    >>> FeatureRanker("relief", neighbours=10).fit(X, Y).feature_importances_
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from frcli.data.dataset import Attribute, Dataset
+from frcli.errors import ConfigError
+from frcli.rankers.base import Ranking
+from frcli.rankers.registry import get_ranker
+
+DataLike = "str | os.PathLike | Dataset | tuple[np.ndarray, np.ndarray | None]"
+
+
+def dataset_from_arrays(X, Y=None, *, task: str | None = None,
+                        feature_names: Sequence[str] | None = None,
+                        target_names: Sequence[str] | None = None) -> Dataset:
+    """Wrap numeric arrays as a Dataset, inferring the task when not given.
+
+    ``Y`` 1-D of integers/strings/bools → classification; 1-D floats → regression; 2-D 0/1 →
+    mlc; 2-D otherwise → mtr; ``None`` → unsupervised. NaN marks missing values.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ConfigError("X must be a 2-D array (examples × features)")
+    names = list(feature_names) if feature_names is not None else [
+        f"x{i + 1}" for i in range(X.shape[1])]
+    features = [Attribute(n, "numeric") for n in names]
+    if Y is None:
+        return Dataset("arrays", X, features, task or "unsupervised")
+    Y = np.asarray(Y)
+    if Y.shape[0] != X.shape[0]:
+        raise ConfigError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}")
+    if Y.ndim == 1:
+        discrete = Y.dtype.kind in "iubOUS"
+        task = task or ("classification" if discrete else "regression")
+        if task == "classification":
+            cats, codes = np.unique(Y.astype(str), return_inverse=True)
+            tname = target_names[0] if target_names else "class"
+            return Dataset("arrays", X, features, task, Y=codes.astype(np.float64)[:, None],
+                           targets=[Attribute(tname, "nominal", tuple(cats))])
+        Y = Y[:, None]
+    tnames = list(target_names) if target_names is not None else [
+        f"y{j + 1}" for j in range(Y.shape[1])]
+    if task is None:
+        binary = Y.dtype.kind in "biu" and np.isin(Y, (0, 1)).all()
+        task = "mlc" if binary and Y.shape[1] > 1 else ("mtr" if Y.shape[1] > 1 else "regression")
+    if task == "mlc":
+        return Dataset("arrays", X, features, task, Y=Y.astype(np.uint8),
+                       targets=[Attribute(t, "nominal", ("0", "1")) for t in tnames])
+    return Dataset("arrays", X, features, task, Y=Y.astype(np.float64),
+                   targets=[Attribute(t, "numeric") for t in tnames])
+
+
+def _as_dataset(data: Any, **load_options) -> Dataset:
+    if isinstance(data, Dataset):
+        return data
+    if isinstance(data, (str, os.PathLike)):
+        from frcli.data import load_dataset
+
+        return load_dataset(data, **{k: v for k, v in load_options.items() if v is not None})
+    if isinstance(data, tuple) and len(data) == 2:
+        return dataset_from_arrays(data[0], data[1], task=load_options.get("task"))
+    raise ConfigError("data must be a path, a Dataset or an (X, Y) tuple")
+
+
+def rank_all(data: Any, method: str, *, seed: int = 0, jobs: int = 1,
+             targets: str | None = None, labels: str | None = None, task: str | None = None,
+             hierarchy: str | None = None, **params: Any) -> list[Ranking]:
+    """Every ranking of a parameter grid (list-valued params), in grid order."""
+    dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy)
+    return get_ranker(method).rank(dataset, params, seed=seed, jobs=jobs)
+
+
+def rank(data: Any, method: str = "uniform", **kwargs: Any) -> Ranking:
+    """One ranking of ``data`` (path, Dataset or (X, Y)) by ``method`` with ``params``.
+
+    Use ``rank_all`` for parameter grids (list-valued parameters).
+    """
+    result = rank_all(data, method, **kwargs)
+    if len(result) != 1:
+        raise ConfigError(f"the parameters give {len(result)} rankings; use frcli.api.rank_all")
+    return result[0]
+
+
+class FeatureRanker:
+    """scikit-learn style: ``FeatureRanker("genie3-rf", trees=100).fit(X, Y)``.
+
+    After ``fit``: ``feature_importances_`` (overall), ``ranking_`` (the Ranking) and
+    ``per_target_importances_`` (or None).
+    """
+
+    def __init__(self, method: str = "genie3-rf", *, task: str | None = None, seed: int = 0,
+                 jobs: int = 1, **params: Any):
+        self.method = method
+        self.task = task
+        self.seed = seed
+        self.jobs = jobs
+        self.params = params
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {"method": self.method, "task": self.task, "seed": self.seed,
+                "jobs": self.jobs, **self.params}
+
+    def set_params(self, **params: Any) -> "FeatureRanker":
+        for k, v in params.items():
+            if k in ("method", "task", "seed", "jobs"):
+                setattr(self, k, v)
+            else:
+                self.params[k] = v
+        return self
+
+    def fit(self, X, Y=None) -> "FeatureRanker":
+        dataset = dataset_from_arrays(X, Y, task=self.task)
+        self.ranking_ = rank(dataset, self.method, seed=self.seed, jobs=self.jobs,
+                             **self.params)
+        self.feature_importances_ = self.ranking_.importances
+        self.per_target_importances_ = self.ranking_.per_target
+        return self
