@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
 
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, prog_name="frcli", standalone_mode=False)
     except UserError as e:
         if debug:
             raise
