@@ -86,7 +86,7 @@ def test_malformed_arff_names_file_and_line(tmp_path, capsys):
     bad.write_text(ARFF.replace("3, x, 0.9, 3.0, 6.2", "3, x, 0.9, 3.0"))
     assert main(["rank", str(bad), "--targets", "last:2"]) == 2
     err = capsys.readouterr().err
-    assert "bad.arff" in err and ":10" in err
+    assert "bad.arff:11:" in err and "expected 5" in err
 
 
 def test_console_script_exit_code(tmp_path):

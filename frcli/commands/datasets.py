@@ -1,8 +1,239 @@
-"""`frcli datasets` (placeholder until its issue lands)."""
+"""`frcli datasets`: list the catalog, describe a data file or set, fetch, make synthetic sets."""
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
 
 import typer
 
+datasets_app = typer.Typer(
+    help="Data sets: the catalog (list), a file's summary (info), downloads (fetch) and the "
+         "bundled synthetic sets (make-synthetic).",
+    no_args_is_help=True,
+)
+
 
 def register(app: typer.Typer) -> None:
-    """Add the `datasets` command(s) to the app."""
+    """Add the `datasets` command group to the app."""
+    app.add_typer(datasets_app, name="datasets")
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(r[k])) for r in rows + [header]) for k in range(len(header))]
+    fmt = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+@datasets_app.command("list")
+def list_cmd(
+    group: Optional[str] = typer.Option(None, "--group", help="Only this group: mtr, mlc, "
+                                        "hmlc, clus-reference, synthetic."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """The catalog (configs/datasets.yaml) with each set's size and whether its files are here."""
+    from frcli.data import catalog as C
+    from frcli.errors import choices_error
+
+    cat = C.catalog()
+    groups = sorted({e.group for e in cat.values()})
+    if group is not None and group not in groups:
+        raise choices_error("group", group, groups)
+    roots = C.data_roots()
+    items = []
+    for e in cat.values():
+        if group and e.group != group:
+            continue
+        ex = e.expect
+        n = ex.get("examples", (ex.get("train"), ex.get("test")))
+        items.append({"name": e.name, "group": e.group, "task": e.task,
+                      "examples": n if isinstance(n, int) or n[0] is None else f"{n[0]}+{n[1]}",
+                      "features": ex.get("features"), "targets": ex.get("targets"),
+                      "hierarchy": e.hierarchy, "split": e.split.get("kind"),
+                      "available": e.available(roots), "source": e.source})
+    if as_json:
+        typer.echo(json.dumps(items, indent=1))
+        return
+    rows = [[i["name"], i["group"], i["task"] + (f" ({i['hierarchy']})" if i["hierarchy"] else ""),
+             "" if i["examples"] in (None, (None, None)) else i["examples"],
+             "" if i["features"] is None else i["features"],
+             "" if i["targets"] is None else i["targets"], i["split"],
+             "yes" if i["available"] else "no"] for i in items]
+    typer.echo(_table(rows, ["name", "group", "task", "examples", "features", "targets",
+                             "split", "available"]))
+    n_av = sum(i["available"] for i in items)
+    typer.echo(f"\n{n_av} of {len(items)} available; data roots: "
+               + ", ".join(str(r) for r in roots))
+
+
+def describe(ds, extra: dict | None = None) -> dict:
+    """The summary `datasets info` prints (also useful to other commands)."""
+    import numpy as np
+
+    nominal = int(ds.nominal_mask.sum())
+    info = {"name": ds.name, "source": ds.source, "task": ds.task,
+            "examples": ds.n_examples, "features": ds.n_features,
+            "numeric_features": ds.n_features - nominal, "nominal_features": nominal,
+            "missing_percent": round(100 * ds.missing_fraction(), 3),
+            "targets": ds.n_targets, "target_names": ds.target_names,
+            "unlabelled": int((~ds.labeled).sum())}
+    if ds.Y is not None and ds.Y.dtype != np.uint8:
+        info["target_missing_percent"] = round(100 * float(np.isnan(ds.Y).mean()), 3)
+    if ds.is_label_task:
+        info["label_cardinality"] = round(ds.label_cardinality(), 4)
+        info["empty_label_sets"] = int((ds.Y[ds.labeled].sum(axis=1) == 0).sum())
+    if ds.hierarchy is not None:
+        from frcli.data.hierarchy import hierarchy_summary
+
+        info["hierarchy"] = hierarchy_summary(ds.hierarchy)
+    if extra:
+        info.update(extra)
+    return info
+
+
+def _print_info(info: dict) -> None:
+    names = info["target_names"]
+    shown = ", ".join(names[:10]) + (f", ... ({len(names) - 10} more)" if len(names) > 10 else "")
+    lines = [
+        ("name", info["name"]), ("file", info.get("source") or ""),
+        ("task", info["task"]),
+        ("examples", str(info["examples"]) + (f" (train {info['train']}, test {info['test']})"
+                                             if "train" in info else "")),
+        ("features", f"{info['features']} ({info['numeric_features']} numeric, "
+                     f"{info['nominal_features']} nominal)"),
+        ("missing", f"{info['missing_percent']:g} % of feature values"),
+        ("targets", f"{info['targets']}" + (f": {shown}" if names else "")),
+    ]
+    if "target_missing_percent" in info:
+        lines.append(("unknown targets", f"{info['target_missing_percent']:g} % of target values"))
+    if info["unlabelled"]:
+        lines.append(("unlabelled rows", str(info["unlabelled"])))
+    if "label_cardinality" in info:
+        lines.append(("label cardinality", f"{info['label_cardinality']:g} "
+                                           f"({info['empty_label_sets']} empty label sets)"))
+    if "hierarchy" in info:
+        h = info["hierarchy"]
+        lines.append(("hierarchy", f"{h['type']}, depth {h['depth']}, {h['labels']} labels, "
+                                   f"{h['top_level']} top-level, {h['multi_parent']} with "
+                                   f"several parents"))
+    if info.get("split"):
+        lines.append(("split", info["split"]))
+    w = max(len(k) for k, _ in lines)
+    for k, v in lines:
+        typer.echo(f"{k.ljust(w)}  {v}")
+
+
+@datasets_app.command("info")
+def info_cmd(
+    data: str = typer.Argument(..., help="A data file (ARFF, CSV, TSV) or a catalog name."),
+    targets: Optional[str] = typer.Option(None, "--targets", "-t",
+                                          help="Targets: last:N, 1-based ranges (8-11), names."),
+    labels: Optional[Path] = typer.Option(None, "--labels", help="Mulan label XML file."),
+    hierarchy: Optional[str] = typer.Option(None, "--hierarchy",
+                                            help="Hierarchy type of a hierarchical target: "
+                                                 "tree or dag."),
+    task: Optional[str] = typer.Option(None, "--task", help="Override the inferred task."),
+    nominal: Optional[str] = typer.Option(None, "--nominal",
+                                          help="Comma-separated columns to read as nominal."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Summarise a data set: examples, feature kinds, missing values, task, targets, labels."""
+    import warnings
+
+    from frcli.data import catalog as C
+    from frcli.data.load import load_dataset
+
+    p = Path(data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if p.exists() or p.suffix.lower() in (".arff", ".csv", ".tsv", ".txt"):
+            from frcli.data.load import NoTargetsError
+
+            opts = dict(targets=targets, labels=labels, hierarchy=hierarchy,
+                        nominal=[s.strip() for s in nominal.split(",")] if nominal else None,
+                        semi_supervised=True)
+            try:
+                ds = load_dataset(p, task=task, **opts)
+            except NoTargetsError:  # describe it anyway, as all-features data
+                ds = load_dataset(p, task="unsupervised", **opts)
+                warnings.warn("no targets given or declared: shown as unsupervised "
+                              "(use --targets or --labels)")
+            extra = {}
+        else:
+            if any(v is not None for v in (targets, labels, hierarchy, task, nominal)):
+                from frcli.errors import UserError
+
+                raise UserError("--targets/--labels/--hierarchy/--task/--nominal apply to a "
+                                "file, not to a catalog name (the catalog fixes them)")
+            entry = C.get(data)
+            ds, splits = C.load_with_splits(data, semi_supervised=True)
+            extra = {"split": entry.split.get("kind")}
+            if entry.split.get("kind") == "given":
+                extra.update(train=len(splits[0][0]), test=len(splits[0][1]))
+    info = describe(ds, extra)
+    notes = sorted({str(w.message) for w in caught})
+    if as_json:
+        info["warnings"] = notes
+        typer.echo(json.dumps(info, indent=1))
+        return
+    _print_info(info)
+    for n in notes:
+        typer.echo(f"note: {n}", err=True)
+
+
+@datasets_app.command("fetch")
+def fetch_cmd(
+    names: list[str] = typer.Argument(None, help="Catalog names (or use --all)."),
+    all_: bool = typer.Option(False, "--all", help="Every catalog set except the synthetic ones."),
+    mirror: Optional[str] = typer.Option(None, "--mirror", envvar="FRCLI_DATA_MIRROR",
+                                         help="Base URL laid out like the catalog paths "
+                                              "(e.g. https://host/datasets)."),
+    dest: Optional[Path] = typer.Option(None, "--dest", help="Target directory "
+                                        "(default: the repository's datasets/fetched)."),
+    force: bool = typer.Option(False, "--force", help="Download files that already exist."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds per request."),
+) -> None:
+    """Download catalog files from a mirror into datasets/fetched/ (or --dest)."""
+    from frcli.data import catalog as C
+    from frcli.data.fetch import fetch_entry
+    from frcli.errors import UserError
+
+    cat = C.catalog()
+    if all_ and names:
+        raise UserError("give data-set names or --all, not both")
+    if not all_ and not names:
+        raise UserError("name the data sets to fetch, or pass --all")
+    entries = [e for e in cat.values() if e.group != "synthetic"] if all_ else \
+        [C.get(n) for n in names]
+    for e in entries:
+        if e.group == "synthetic":
+            raise UserError(f"{e.name!r} is generated, not downloaded: run "
+                            f"`frcli datasets make-synthetic`")
+    if not mirror:
+        srcs = sorted({e.source for e in entries if e.source})
+        raise UserError("no mirror: pass --mirror URL (or set FRCLI_DATA_MIRROR) to a server "
+                        "laid out like the catalog paths; the official sources ("
+                        + ", ".join(srcs[:3]) + ") distribute archives to unpack by hand "
+                        "into datasets/fetched/")
+    dest = Path(dest) if dest is not None else C.FETCH_DIR
+    total = got = 0
+    for e in entries:
+        res = fetch_entry(e, mirror, dest, force=force, timeout=timeout)
+        for rel, status in res:
+            total += 1
+            got += status == "downloaded"
+            typer.echo(f"{e.name}: {rel} {status}")
+    typer.echo(f"{got} of {total} files downloaded into {dest}")
+
+
+@datasets_app.command("make-synthetic")
+def make_synthetic_cmd(
+    dest: Path = typer.Option(Path("datasets/synthetic"), "--dest",
+                              help="Directory for the .arff and .truth.json files."),
+    seed: int = typer.Option(2024, "--seed", help="Random seed (2024 = the bundled files)."),
+) -> None:
+    """Write the bundled synthetic sets (one per task, planted relevant features)."""
+    from frcli.data.synthetic import write_all
+
+    for p in write_all(dest, seed=seed):
+        typer.echo(str(p))

@@ -29,7 +29,8 @@ def parse_param_options(items: list[str]) -> dict[str, object]:
 def register(app: typer.Typer) -> None:
     @app.command("rank")
     def rank_command(
-        path: Path = typer.Argument(..., help="ARFF, CSV or TSV data file."),
+        path: Path = typer.Argument(
+            ..., help="ARFF, CSV or TSV data file, or a catalog name (frcli datasets list)."),
         method: str = typer.Option("uniform", "--method", "-m",
                                    help="Ranking method, e.g. genie3-rf, relief, uniform."),
         task: Optional[str] = typer.Option(None, help="Override the inferred task."),
@@ -66,17 +67,13 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
         if jobs < 1:
             raise ConfigError("--jobs must be at least 1")
-        if not path.exists():
-            raise UserError(f"{path}: no such file")
-
         from frcli.api import rank_all
-        from frcli.data import load_dataset
 
         options = {"targets": targets, "labels": str(labels) if labels else None,
                    "task": task, "hierarchy": hierarchy,
                    "nominal": nominal.split(",") if nominal else None,
                    "semi_supervised": semi_supervised or None}
-        dataset = load_dataset(path, **{k: v for k, v in options.items() if v is not None})
+        dataset = _load(path, {k: v for k, v in options.items() if v is not None})
         rankings = rank_all(dataset, method, seed=seed, jobs=jobs,
                             **parse_param_options(param))
         if which == "all":
@@ -96,6 +93,25 @@ def register(app: typer.Typer) -> None:
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(text)
             typer.echo(f"wrote {output}", err=True)
+
+
+def _load(path: Path, options: dict):
+    """A file, or failing that a catalog name (whose entry knows targets and hierarchy)."""
+    from frcli.errors import UserError
+
+    if path.exists():
+        from frcli.data import load_dataset
+
+        return load_dataset(path, **options)
+    from frcli.data import catalog
+
+    name = str(path)
+    if path.suffix or name not in catalog.catalog():
+        raise UserError(f"{path}: no such file (nor a data set of the catalog)")
+    if set(options) - {"semi_supervised"}:
+        raise UserError(f"{name!r} is a catalog name: its targets and task come from "
+                        "configs/datasets.yaml; give a file path to choose them yourself")
+    return catalog.load(name, semi_supervised=bool(options.get("semi_supervised")))
 
 
 def describe_methods() -> str:

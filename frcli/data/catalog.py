@@ -1,0 +1,213 @@
+"""The data-set catalog (``configs/datasets.yaml``): names → files, targets, splits, sources.
+
+Files are looked up under data roots, in order: ``$FRCLI_DATA_ROOTS`` (``:``-separated), then
+the catalog's ``roots`` (relative ones are relative to the repository: ``datasets/fetched``
+for downloads, ``datasets`` for the bundled synthetic sets, ``../shared/datasets``).
+"""
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from frcli.errors import ConfigError, UserError
+
+REPO = Path(__file__).resolve().parents[2]
+CATALOG_FILE = REPO / "configs" / "datasets.yaml"
+_KEYS = {"group", "task", "data", "train", "test", "labels", "targets", "hierarchy", "drop",
+         "split", "expect", "source", "note", "settings", "truth", "semi_supervised"}
+_SPLITS = ("given", "holdout", "cv", "none")
+FETCH_DIR = REPO / "datasets" / "fetched"
+SYNTHETIC_DIR = REPO / "datasets" / "synthetic"
+
+
+@dataclass
+class Entry:
+    """One catalog entry (see the comment block at the top of ``configs/datasets.yaml``)."""
+
+    name: str
+    group: str
+    task: str
+    data: str | None = None
+    train: list[str] = field(default_factory=list)
+    test: list[str] = field(default_factory=list)
+    labels: str | None = None
+    targets: str | None = None
+    hierarchy: str | None = None
+    drop: list[str] = field(default_factory=list)
+    split: dict = field(default_factory=lambda: {"kind": "none"})
+    expect: dict = field(default_factory=dict)
+    source: str | None = None
+    note: str | None = None
+    settings: str | None = None
+    truth: str | None = None
+    semi_supervised: bool = False  # rows with unknown targets are expected (SSL sets)
+
+    @property
+    def files(self) -> list[str]:
+        """Every relative path the entry needs (what ``fetch`` downloads)."""
+        out = ([self.data] if self.data else []) + self.train + self.test
+        for extra in (self.labels, self.truth):
+            if extra:
+                out.append(extra)
+        return out
+
+    def locate(self, roots: list[Path] | None = None) -> dict[str, Path | None]:
+        """Relative path → absolute path under the first root holding it (None if absent)."""
+        roots = data_roots() if roots is None else roots
+        found: dict[str, Path | None] = {}
+        for rel in self.files:
+            found[rel] = next((r / rel for r in roots if (r / rel).is_file()), None)
+        return found
+
+    def available(self, roots: list[Path] | None = None) -> bool:
+        return all(p is not None for p in self.locate(roots).values())
+
+    def load_options(self) -> dict:
+        opts: dict = {}
+        if self.targets is not None:
+            opts["targets"] = self.targets
+        if self.hierarchy is not None:
+            opts["hierarchy"] = self.hierarchy
+        if self.drop:
+            opts["drop"] = list(self.drop)
+        if self.task not in ("mlc", "hmlc") or self.labels is None:
+            opts["task"] = self.task
+        return opts
+
+
+def data_roots() -> list[Path]:
+    roots: list[Path] = []
+    env = os.environ.get("FRCLI_DATA_ROOTS")
+    if env:
+        roots += [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+    for r in _raw_catalog().get("roots", []):
+        p = Path(r).expanduser()
+        roots.append(p if p.is_absolute() else (REPO / p).resolve())
+    return roots
+
+
+@lru_cache(maxsize=4)
+def _read_yaml(path: str) -> dict:
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = yaml.safe_load(fh) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"data-set catalog not found: {path}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: invalid YAML: {e}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("datasets"), dict):
+        raise ConfigError(f"{path}: expected a mapping with a 'datasets' key")
+    return doc
+
+
+def _raw_catalog() -> dict:
+    return _read_yaml(os.environ.get("FRCLI_CATALOG", str(CATALOG_FILE)))
+
+
+def catalog() -> dict[str, Entry]:
+    """All entries by name, in file order."""
+    path = os.environ.get("FRCLI_CATALOG", str(CATALOG_FILE))
+    out: dict[str, Entry] = {}
+    for name, spec in _raw_catalog()["datasets"].items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{path}: datasets.{name} must be a mapping")
+        unknown = set(spec) - _KEYS
+        if unknown:
+            raise ConfigError(f"{path}: datasets.{name}: unknown key {sorted(unknown)[0]!r}; "
+                              f"allowed: {', '.join(sorted(_KEYS))}")
+        spec = dict(spec)
+        for k in ("train", "test", "drop"):
+            if isinstance(spec.get(k), str):
+                spec[k] = [spec[k]]
+        split = spec.get("split") or {"kind": "none"}
+        if split.get("kind") not in _SPLITS:
+            raise ConfigError(f"{path}: datasets.{name}.split.kind {split.get('kind')!r}; "
+                              f"allowed: {', '.join(_SPLITS)}")
+        spec["split"] = split
+        if not spec.get("data") and not spec.get("train"):
+            raise ConfigError(f"{path}: datasets.{name} needs 'data' or 'train'")
+        if "targets" in spec and spec["targets"] is not None:
+            spec["targets"] = str(spec["targets"])
+        out[str(name)] = Entry(name=str(name), **spec)
+    return out
+
+
+def get(name: str) -> Entry:
+    """The entry called ``name`` (an error lists close names)."""
+    cat = catalog()
+    if name in cat:
+        return cat[name]
+    close = difflib.get_close_matches(name, list(cat), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; see `frcli datasets list`"
+    raise UserError(f"unknown data set {name!r}{hint}")
+
+
+def _paths(entry: Entry, rels: list[str]) -> list[Path]:
+    loc = entry.locate()
+    missing = [r for r in rels if loc.get(r) is None]
+    if missing:
+        roots = ", ".join(str(r) for r in data_roots())
+        raise UserError(f"data set {entry.name!r}: {missing[0]} not found under any data root "
+                        f"({roots}); run `frcli datasets fetch {entry.name}`")
+    return [loc[r] for r in rels]
+
+
+def load(name: str, part: str = "all", *, semi_supervised: bool = False):
+    """A catalog data set as one ``Dataset``.
+
+    ``part``: ``train`` (train files concatenated), ``test``, or ``all`` (train then test rows;
+    use ``splits(name, n_train=...)`` for the fixed split).
+    """
+    from frcli.data.load import load_dataset
+    from frcli.data.splits import concat
+
+    entry = get(name)
+    semi_supervised = semi_supervised or entry.semi_supervised
+    if part not in ("all", "train", "test"):
+        raise UserError(f"unknown part {part!r}; allowed: all, train, test")
+    opts = entry.load_options()
+    if entry.labels:
+        opts["labels"] = str(_paths(entry, [entry.labels])[0])
+    if entry.data:
+        if part != "all":
+            raise UserError(f"data set {name!r} is a single file: it has no {part} part")
+        return load_dataset(_paths(entry, [entry.data])[0], name=name,
+                            semi_supervised=semi_supervised, **opts)
+    rels = {"train": entry.train, "test": entry.test, "all": entry.train + entry.test}[part]
+    parts = [load_dataset(p, name=name, semi_supervised=semi_supervised, **opts)
+             for p in _paths(entry, rels)]
+    ds = parts[0]
+    for other in parts[1:]:
+        ds = concat(ds, other, name=name)
+    return ds
+
+
+def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False):
+    """(Dataset with every row, list of (train, test) index arrays) as the entry prescribes:
+    the fixed train/test files, repeated hold-out or k-fold CV."""
+    from frcli.data import splits as S
+
+    entry = get(name)
+    semi_supervised = semi_supervised or entry.semi_supervised
+    kind = entry.split.get("kind", "none")
+    if kind == "given":
+        tr = load(name, "train", semi_supervised=semi_supervised)
+        te = load(name, "test", semi_supervised=semi_supervised)
+        return S.concat(tr, te, name=name), S.given_split(tr.n_examples, te.n_examples)
+    ds = load(name, semi_supervised=semi_supervised)
+    if kind == "holdout":
+        sp = S.holdout_splits(ds.n_examples, float(entry.split.get("test_size", 1 / 3)),
+                              int(entry.split.get("repeats", 10)), seed)
+    elif kind == "cv":
+        y = ds.Y[:, 0] if ds.task == "classification" else None
+        sp = S.kfold_splits(ds.n_examples, int(entry.split.get("folds", 10)), seed, y)
+    else:
+        sp = [(np.arange(ds.n_examples), np.arange(0))]
+    return ds, sp

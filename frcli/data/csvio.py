@@ -1,0 +1,109 @@
+"""CSV/TSV tables with a header row → ``ArffTable`` (so ``load_dataset`` treats them like ARFF).
+
+* Delimiter: ``,`` for ``.csv``, tab for ``.tsv``; ``.txt`` uses tab when the header line has
+  one, else comma.
+* Missing: an empty cell or ``?``.
+* Types: a column is numeric when every known value parses as a number, otherwise nominal;
+  ``nominal=[names]`` forces columns to nominal. Nominal categories are sorted (numerically
+  when they all are numbers), so the codes do not depend on the row order.
+"""
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from frcli.data.arff import NOMINAL, NUMERIC, ArffAttribute, ArffTable
+from frcli.errors import DataError, UserError
+
+MISSING = ("", "?")
+
+
+def _delimiter(path: Path, first_line: str) -> str:
+    ext = path.suffix.lower()
+    if ext == ".tsv":
+        return "\t"
+    if ext == ".txt":
+        return "\t" if "\t" in first_line else ","
+    return ","
+
+
+def _num(s: str) -> float | None:
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -> ArffTable:
+    """Read a delimited text table (see the module docstring)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DataError("file not found", str(p)) from None
+    except UnicodeDecodeError:
+        text = p.read_text(encoding="latin-1")
+    lines = text.splitlines()
+    if not lines or not lines[0].strip():
+        raise DataError("empty file (a header row is required)", str(p), 1)
+    delim = _delimiter(p, lines[0])
+    reader = csv.reader(lines, delimiter=delim)
+    header = [h.strip() for h in next(reader)]
+    if any(h == "" for h in header):
+        raise DataError(f"empty column name in the header (column {header.index('') + 1})",
+                        str(p), 1)
+    dup = {h for h in header if header.count(h) > 1}
+    if dup:
+        raise DataError(f"column {sorted(dup)[0]!r} appears twice in the header", str(p), 1)
+    rows, line_nos = [], []
+    for k, row in enumerate(reader, start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise DataError(f"row has {len(row)} values, expected {len(header)} (the header)",
+                            str(p), reader.line_num)
+        rows.append([c.strip() for c in row])
+        line_nos.append(reader.line_num)
+    forced = set(nominal or ())
+    unknown = forced - set(header)
+    if unknown:
+        raise UserError(f"--nominal: no column named {sorted(unknown)[0]!r} in {p}")
+    n, A = len(rows), len(header)
+    values = np.empty((n, A), dtype=np.float64, order="F")
+    attrs = []
+    cols = list(zip(*rows)) if rows else [()] * A
+    for j, col in enumerate(cols):
+        known = [c for c in col if c not in MISSING]
+        nums = [_num(c) for c in known]
+        numeric = all(v is not None for v in nums)
+        if numeric and header[j] not in forced:
+            values[:, j] = [np.nan if c in MISSING else float(c) for c in col]
+            attrs.append(ArffAttribute(header[j], NUMERIC))
+            continue
+        cats = sorted(set(known), key=(lambda c: (float(c), c)) if numeric else None)
+        code = {c: float(k) for k, c in enumerate(cats)}
+        values[:, j] = [np.nan if c in MISSING else code[c] for c in col]
+        attrs.append(ArffAttribute(header[j], NOMINAL, tuple(cats)))
+    return ArffTable(p.stem, attrs, values, {}, np.asarray(line_nos, dtype=np.int64), str(p))
+
+
+def write_csv(table: ArffTable, path: str | os.PathLike, delimiter: str = ",") -> None:
+    """Write numeric/nominal columns of a table with a header row (missing = empty)."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, delimiter=delimiter)
+        w.writerow(table.names)
+        for i in range(table.n_rows):
+            out = []
+            for j, a in enumerate(table.attributes):
+                v = table.values[i, j]
+                if np.isnan(v):
+                    out.append("")
+                elif a.type == NOMINAL:
+                    out.append(a.values[int(v)])
+                else:
+                    out.append(repr(float(v)))
+            w.writerow(out)

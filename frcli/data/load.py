@@ -1,0 +1,355 @@
+"""``load_dataset``: a data file plus a target description → ``Dataset``.
+
+Target choice (first that applies): ``labels=FILE.xml`` (Mulan label list), ``targets=SPEC``,
+the (last) CLUS ``hierarchical`` attribute, otherwise none. ``SPEC`` is a comma-separated mix of
+``last:N``, 1-based indices and ranges (``3,8-11``, CLUS's ``Target`` convention) and attribute
+names; a purely numeric token is always an index (so an attribute named ``3`` is reached only
+through a range or a label file).
+
+Task inference (``task=`` overrides, and is checked): hierarchical → hmlc; ≥ 2 targets all
+binary nominal → mlc; ≥ 2 otherwise → mtr (nominal targets become codes); one numeric →
+regression; one nominal → classification. ``task="unsupervised"`` drops any targets.
+
+Choices where the file formats are silent (documented in docs and tests):
+
+* The positive value of a binary nominal label is ``1`` if declared, else one of
+  yes/true/y/t/pos/positive/+ (any case), else the second declared value.
+* A label with ``?`` in an MLC row counts as absent (with a warning); a row whose targets are
+  all unknown is unlabelled (``labeled`` False). Without ``semi_supervised=True`` such rows
+  trigger a warning, since a supervised ranker cannot use them.
+* ``string``/``date`` attributes are ignored with a warning; a ``hierarchical`` attribute that
+  is not the target becomes a nominal feature over its distinct row strings.
+"""
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from frcli.data.arff import HIERARCHICAL, NOMINAL, NUMERIC, ArffAttribute, ArffTable, read_arff
+from frcli.data.dataset import TASKS, Attribute, Dataset, Hierarchy
+from frcli.errors import DataError, UserError, choices_error
+
+ARFF_EXTS = (".arff",)
+CSV_EXTS = (".csv", ".tsv", ".txt")
+_POSITIVE = {"yes", "true", "y", "t", "pos", "positive", "+"}
+_RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
+_LAST = re.compile(r"^\s*last\s*:\s*(\d+)\s*$", re.I)
+
+
+class NoTargetsError(UserError):
+    """The file names no targets and none were given (``datasets info`` then shows it as
+    unsupervised)."""
+
+
+def read_table(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -> ArffTable:
+    """Read ARFF or CSV/TSV (by extension) into an ``ArffTable``; ``nominal`` forces columns."""
+    p = Path(path)
+    ext = p.suffix.lower()
+    if ext in ARFF_EXTS:
+        table = read_arff(p)
+        if nominal:
+            table = force_nominal(table, nominal)
+    elif ext in CSV_EXTS:
+        from frcli.data.csvio import read_csv
+
+        table = read_csv(p, nominal=nominal)
+    else:
+        if not p.exists():
+            raise DataError("file not found", str(p))
+        raise DataError(f"unknown data file extension {ext or '(none)'!r}; allowed: "
+                        f"{', '.join(ARFF_EXTS + CSV_EXTS)}", str(p))
+    return table
+
+
+def force_nominal(table: ArffTable, names: Sequence[str]) -> ArffTable:
+    """Turn numeric columns into nominal ones (categories: their sorted distinct values)."""
+    from frcli.data.arff import _fmt_num
+
+    idx = {a.name: j for j, a in enumerate(table.attributes)}
+    for name in names:
+        j = idx.get(name)
+        if j is None:
+            raise UserError(f"--nominal: no attribute named {name!r} in {table.path}")
+        a = table.attributes[j]
+        if a.type == NOMINAL:
+            continue
+        if a.type != NUMERIC:
+            raise UserError(f"--nominal: attribute {name!r} is {a.type}, not numeric")
+        col = table.values[:, j]
+        known = ~np.isnan(col)
+        uniq = np.unique(col[known])
+        codes = np.full(col.shape, np.nan)
+        codes[known] = np.searchsorted(uniq, col[known])
+        table.values[:, j] = codes
+        table.attributes[j] = ArffAttribute(a.name, NOMINAL, tuple(_fmt_num(u) for u in uniq),
+                                            a.line)
+    return table
+
+
+def parse_targets(spec, names: Sequence[str], *, where: str = "") -> list[int]:
+    """Target spec → 0-based attribute indices (in the order given, duplicates removed)."""
+    if isinstance(spec, str):
+        tokens = [t for t in (s.strip() for s in spec.split(",")) if t]
+    else:
+        tokens = list(spec)
+    A = len(names)
+    index = {n: i for i, n in enumerate(names)}
+    out: list[int] = []
+    for tok in tokens:
+        if isinstance(tok, (int, np.integer)):
+            ks = [int(tok)]
+        elif (m := _LAST.match(tok)):
+            k = int(m.group(1))
+            if not 1 <= k < A:
+                raise UserError(f"targets {tok!r}: need 1 <= N < {A} (the number of attributes"
+                                f"{where})")
+            ks = list(range(A - k + 1, A + 1))
+        elif (m := _RANGE.match(tok)):
+            lo, hi = int(m.group(1)), int(m.group(2))
+            if lo > hi:
+                raise UserError(f"targets range {tok!r} is empty (first > last)")
+            ks = list(range(lo, hi + 1))
+        elif tok.strip().isdigit():
+            ks = [int(tok)]
+        else:
+            j = index.get(tok)
+            if j is None:
+                close = [n for n in names if n.lower() == tok.lower()]
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise UserError(f"unknown target attribute {tok!r}{where}{hint}")
+            ks = [j + 1]
+        for k in ks:
+            if not 1 <= k <= A:
+                raise UserError(f"target index {k} out of range 1..{A}{where}")
+            if k - 1 not in out:
+                out.append(k - 1)
+    if not out and tokens:
+        raise UserError(f"targets {spec!r} selects no attribute")
+    return out
+
+
+def positive_code(attr: ArffAttribute) -> int:
+    """Code of the 'present' value of a binary nominal label (see module docstring)."""
+    vals = list(attr.values)
+    if "1" in vals:
+        return vals.index("1")
+    for k, v in enumerate(vals):
+        if v.lower() in _POSITIVE:
+            return k
+    return 1
+
+
+def _is_binary(a: ArffAttribute) -> bool:
+    return a.type == NOMINAL and len(a.values) == 2
+
+
+def _raw_as_nominal(table: ArffTable, j: int) -> tuple[Attribute, np.ndarray]:
+    strs = table.strings[j]
+    cats = sorted({s for s in strs if s is not None})
+    code = {c: float(k) for k, c in enumerate(cats)}
+    col = np.array([np.nan if s is None else code[s] for s in strs], dtype=np.float64)
+    return Attribute(table.attributes[j].name, "nominal", tuple(cats)), col
+
+
+def load_dataset(path: str | os.PathLike, *, targets=None, labels: str | os.PathLike | None = None,
+                 task: str | None = None, hierarchy: str | None = None,
+                 nominal: Sequence[str] | None = None, semi_supervised: bool = False,
+                 name: str | None = None, drop: Sequence[str] | None = None) -> Dataset:
+    """Read ``path`` (ARFF, CSV, TSV) into a ``Dataset``; see the module docstring.
+
+    ``drop``: attribute names left out entirely (e.g. an identifier such as genbase's
+    ``protein``).
+    """
+    if task is not None and task not in TASKS:
+        raise choices_error("task", task, TASKS)
+    if hierarchy is not None and hierarchy not in ("tree", "dag"):
+        raise choices_error("hierarchy type", hierarchy, ("tree", "dag"))
+    table = read_table(path, nominal=nominal)
+    return table_to_dataset(table, targets=targets, labels=labels, task=task,
+                            hierarchy=hierarchy, semi_supervised=semi_supervised,
+                            name=name or Path(path).stem, drop=drop)
+
+
+def _select_targets(table: ArffTable, targets, labels) -> tuple[list[int], dict | None]:
+    names = table.names
+    where = f" in {table.path}" if table.path else ""
+    if labels is not None:
+        from frcli.data.mulan import is_hierarchical, read_label_file
+
+        lab_names, parent = read_label_file(labels)
+        index = {n: i for i, n in enumerate(names)}
+        missing = [n for n in lab_names if n not in index]
+        if missing:
+            raise UserError(f"label {missing[0]!r} from {labels} is not an attribute{where}"
+                            + (f" ({len(missing)} labels missing)" if len(missing) > 1 else ""))
+        idx = [index[n] for n in lab_names]
+        if targets is not None:
+            extra = [j for j in parse_targets(targets, names, where=where) if j not in idx]
+            if extra:
+                raise UserError("give either --labels or --targets, not both with different "
+                                "attributes")
+        return idx, (parent if is_hierarchical(parent) else None)
+    if targets is not None:
+        return parse_targets(targets, names, where=where), None
+    hier = [j for j, a in enumerate(table.attributes) if a.type == HIERARCHICAL]
+    return ([hier[-1]] if hier else []), None
+
+
+def _infer_task(tattrs: list[ArffAttribute]) -> str:
+    if any(a.type == HIERARCHICAL for a in tattrs):
+        return "hmlc"
+    if len(tattrs) >= 2:
+        return "mlc" if all(_is_binary(a) for a in tattrs) else "mtr"
+    return "regression" if tattrs[0].type == NUMERIC else "classification"
+
+
+def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str | None = None,
+                     hierarchy: str | None = None, semi_supervised: bool = False,
+                     name: str | None = None, drop: Sequence[str] | None = None) -> Dataset:
+    """The ``ArffTable`` → ``Dataset`` half of ``load_dataset`` (also used on CSV tables)."""
+    path = table.path
+    attrs = table.attributes
+    tidx, label_parents = _select_targets(table, targets, labels)
+    dropped = set()
+    for nm in drop or ():
+        if nm not in table.names:
+            raise UserError(f"drop: no attribute named {nm!r} in {path}")
+        dropped.add(table.names.index(nm))
+    if dropped & set(tidx):
+        raise UserError("an attribute cannot be both a target and dropped")
+    if task == "unsupervised":
+        tidx_feat_excluded = set(tidx)
+        tidx = []
+    else:
+        tidx_feat_excluded = set(tidx)
+    tattrs = [attrs[j] for j in tidx]
+    for a in tattrs:
+        if a.type not in (NUMERIC, NOMINAL, HIERARCHICAL):
+            raise DataError(f"target {a.name!r} is a {a.type} attribute; targets must be "
+                            f"numeric, nominal or hierarchical", path, a.line or None)
+    if task != "unsupervised" and not tidx:
+        raise NoTargetsError(f"{path}: no targets: give --targets (e.g. last:1, 8-11 or names), "
+                        f"--labels FILE.xml, or --task unsupervised")
+    if any(a.type == HIERARCHICAL for a in tattrs) and len(tattrs) > 1:
+        raise UserError("a hierarchical target must be the only target (got "
+                        f"{', '.join(a.name for a in tattrs)})")
+
+    if task is None:
+        task = "unsupervised" if not tidx else _infer_task(tattrs)
+        if task == "mlc" and label_parents is not None:
+            task = "hmlc"
+    else:
+        _check_task(task, tattrs, label_parents)
+
+    # -- features ------------------------------------------------------------------------------
+    features: list[Attribute] = []
+    cols: list[np.ndarray] = []
+    keep: list[int] = []
+    ignored = []
+    for j, a in enumerate(attrs):
+        if j in tidx_feat_excluded or j in dropped:
+            continue
+        if a.type in (NUMERIC, NOMINAL):
+            keep.append(j)
+            features.append(Attribute(a.name, "nominal" if a.type == NOMINAL else "numeric",
+                                      tuple(a.values)))
+        elif a.type == HIERARCHICAL:
+            att, col = _raw_as_nominal(table, j)
+            keep.append(-1)
+            features.append(att)
+            cols.append(col)
+        else:
+            ignored.append(f"{a.name} ({a.type})")
+    if ignored:
+        warnings.warn(f"{path}: ignoring {len(ignored)} string/date attribute(s): "
+                      f"{', '.join(ignored[:5])}", stacklevel=2)
+    # gather columns from the (column-major) table, then one transpose copy to row-major X
+    Xf = np.empty((table.n_rows, len(features)), dtype=np.float64, order="F")
+    extra = iter(cols)
+    for k, j in enumerate(keep):
+        Xf[:, k] = table.values[:, j] if j >= 0 else next(extra)
+    X = np.ascontiguousarray(Xf)
+    del Xf
+
+    # -- targets -------------------------------------------------------------------------------
+    Y = None
+    tlist: list[Attribute] = []
+    hier: Hierarchy | None = None
+    labeled = None
+    if task == "hmlc" and tattrs[0].type == HIERARCHICAL:
+        from frcli.data.hierarchy import build_hierarchy, encode_label_sets, looks_like_dag
+
+        a = tattrs[0]
+        kind = hierarchy or ("dag" if looks_like_dag(a.values) else "tree")
+        hier = build_hierarchy(a.values, kind, path=path, line=a.line or None)
+        Y, labeled = encode_label_sets(table.strings[tidx[0]], hier, path=path,
+                                       lines=table.lines)
+    elif task in ("mlc", "hmlc"):
+        Y, labeled = _binary_labels(table, tidx, path)
+        if task == "hmlc":
+            hier, Y = _mulan_hierarchy(table, tidx, label_parents, Y)
+        else:
+            tlist = [Attribute(attrs[j].name, "numeric") for j in tidx]
+    elif task != "unsupervised":
+        Y = table.values[:, tidx].copy()
+        tlist = [Attribute(a.name, "nominal" if a.type == NOMINAL else "numeric",
+                           tuple(a.values)) for a in tattrs]
+        labeled = ~np.all(np.isnan(Y), axis=1)
+    if labeled is not None and not labeled.all() and not semi_supervised:
+        warnings.warn(f"{path}: {int((~labeled).sum())} of {len(labeled)} rows have no known "
+                      f"target; they are marked unlabelled (pass semi_supervised=True / --ssl "
+                      f"to silence this)", stacklevel=2)
+    return Dataset(name=name or (Path(path).stem if path else table.relation), X=X,
+                   features=features, task=task, Y=Y, targets=tlist, hierarchy=hier,
+                   labeled=labeled, source=str(path) if path else None)
+
+
+def _check_task(task: str, tattrs: list[ArffAttribute], label_parents) -> None:
+    names = ", ".join(a.name for a in tattrs)
+    kinds = {a.type for a in tattrs}
+    ok = {
+        "unsupervised": True,
+        "hmlc": kinds == {HIERARCHICAL} or (label_parents is not None
+                                            and all(_is_binary(a) for a in tattrs)),
+        "mlc": bool(tattrs) and all(_is_binary(a) for a in tattrs),
+        "mtr": bool(tattrs) and HIERARCHICAL not in kinds,
+        "regression": len(tattrs) == 1 and kinds == {NUMERIC},
+        "classification": len(tattrs) == 1 and kinds == {NOMINAL},
+    }[task]
+    if not ok:
+        need = {"hmlc": "one hierarchical attribute (or a nested Mulan label file)",
+                "mlc": "binary nominal targets", "mtr": "numeric or nominal targets",
+                "regression": "exactly one numeric target",
+                "classification": "exactly one nominal target"}[task]
+        raise UserError(f"task {task!r} needs {need}; the targets are: {names or '(none)'}")
+
+
+def _binary_labels(table: ArffTable, tidx: list[int], path) -> tuple[np.ndarray, np.ndarray]:
+    V = table.values[:, tidx]
+    pos = np.array([positive_code(table.attributes[j]) for j in tidx], dtype=np.float64)
+    miss = np.isnan(V)
+    Y = (V == pos).astype(np.uint8)
+    known = ~miss.all(axis=1)
+    partial = int((miss.any(axis=1) & known).sum())
+    if partial:
+        warnings.warn(f"{path}: {partial} rows have some unknown labels; they count as absent",
+                      stacklevel=3)
+    return Y, known
+
+
+def _mulan_hierarchy(table: ArffTable, tidx: list[int], parents: dict, Y: np.ndarray):
+    """Nested Mulan labels → Hierarchy (topological order) and Y in that column order."""
+    from frcli.data.hierarchy import _topo
+
+    names = [table.attributes[j].name for j in tidx]
+    par = {n: ([parents[n]] if parents.get(n) else []) for n in names}
+    order = _topo(names, par, table.path, None)
+    pos = {n: k for k, n in enumerate(order)}
+    h = Hierarchy(labels=order, parents=[[pos[p] for p in par[n]] for n in order], kind="tree")
+    Y = Y[:, [names.index(n) for n in order]]
+    return h, h.ancestors_closure(Y)
