@@ -1,8 +1,64 @@
-"""`frcli experiment` (placeholder until its issue lands)."""
+"""``frcli experiment CONFIG.yaml``: run (or resume) a study and store its results."""
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
 
 import typer
 
 
 def register(app: typer.Typer) -> None:
-    """Add the `experiment` command(s) to the app."""
+    @app.command("experiment")
+    def experiment_command(
+        config: Path = typer.Argument(..., help="Experiment config (YAML), e.g. "
+                                      "configs/quickstart.yaml."),
+        jobs: int = typer.Option(1, "--jobs", "-j", min=1,
+                                 help="Worker processes (engines use one thread each)."),
+        dask_scheduler: Optional[str] = typer.Option(
+            None, "--dask-scheduler",
+            help="Run on a dask.distributed cluster: scheduler ADDRESS, or 'local' for a "
+                 "LocalCluster with --jobs workers."),
+        threads: int = typer.Option(1, "--threads", min=1,
+                                    help="Engine threads per worker (default 1)."),
+        force: bool = typer.Option(False, "--force",
+                                   help="Recompute runs that are already stored."),
+        output: Optional[Path] = typer.Option(
+            None, "--output", "-o", help="Results root (default: the config's 'output'); "
+                                         "results go to OUTPUT/<name>/."),
+        dry_run: bool = typer.Option(False, "--dry-run",
+                                     help="Validate the config and show the plan only."),
+        progress: Optional[bool] = typer.Option(
+            None, "--progress/--no-progress", help="Progress bar (default: on a terminal)."),
+    ) -> None:
+        """Run an experiment: rank every data set split, evaluate with weighted kNN, store.
+
+        Rerunning skips finished runs, so an interrupted experiment resumes where it stopped.
+        """
+        from rich.console import Console
+
+        from frcli.errors import UserError
+        from frcli.experiment.config import load_config
+        from frcli.experiment.executor import run_experiment, summary_table
+        from frcli.experiment.plan import make_plan
+
+        cfg = load_config(config)
+        console = Console()
+        if dry_run:
+            plan = make_plan(cfg)
+            runs = sum(len(t.params) for t in plan)
+            console.print(f"{cfg.name}: {len(cfg.datasets)} data set(s), "
+                          f"{cfg.protocol.n_splits} split(s), {len(cfg.rankers)} ranker "
+                          f"entr{'y' if len(cfg.rankers) == 1 else 'ies'}: {len(plan)} tasks, "
+                          f"{runs} runs → {cfg.output_dir(output)}")
+            return
+        summary = run_experiment(cfg, jobs=jobs, dask=dask_scheduler, force=force,
+                                 output=output, progress=progress, threads=threads)
+        console.print(summary_table(summary.directory))
+        console.print(f"{summary.tasks} tasks: {summary.computed} computed, {summary.skipped} "
+                      f"already stored, {len(summary.failures)} failed; {summary.runs_written} "
+                      f"runs written in {summary.seconds:.1f} s → {summary.directory}")
+        if summary.failures:
+            for label, err in summary.failures[:5]:
+                typer.echo(f"failed: {label}: {err}", err=True)
+            raise UserError(f"{len(summary.failures)} task(s) failed (first: "
+                            f"{summary.failures[0][0]}: {summary.failures[0][1]})")

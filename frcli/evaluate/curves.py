@@ -1,0 +1,58 @@
+"""Curves of a measure over the top-f features of a ranking, and their areas.
+
+Used where a paper looks at *where* in a ranking the useful features are: P-UNS plots the 1NN
+MSE over the top 1, 2, 4, …, 2^⌊log2 F⌋ and F features (spec-ssl-unsup §5.3); the ReliefE
+paper summarises rF1(f) = F1(top f)/F1(all) by AUrF1, a Simpson-rule integral divided by the
+number of f values (spec-relational-mex). The semi-supervised papers take the area of
+(ℓ, m(ℓ)) curves over equidistant ℓ (trapezoid, unit spacing: spec-ssl-unsup A21).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from frcli.errors import choices_error
+
+
+def powers_of_two(n_features: int) -> list[int]:
+    """1, 2, 4, …, 2^⌊log2 F⌋ and F (P-UNS curve points)."""
+    fs = []
+    f = 1
+    while f < n_features:
+        fs.append(f)
+        f *= 2
+    fs.append(n_features)
+    return fs
+
+
+def curve_area(values: Sequence[float], x: Sequence[float] | None = None, *,
+               rule: str = "trapezoid", normalise: bool = False) -> float:
+    """Area under a curve. ``x`` defaults to 0, 1, 2, … (equidistant points, A21).
+
+    ``rule``: "trapezoid" or "simpson" (scipy's composite Simpson, which handles uneven x).
+    ``normalise``: divide by the number of points (AUrF1's convention).
+    """
+    y = np.asarray(values, dtype=np.float64)
+    xs = np.arange(len(y), dtype=np.float64) if x is None else np.asarray(x, dtype=np.float64)
+    if len(y) < 2:
+        a = float(y[0]) if len(y) else float("nan")
+    elif rule == "trapezoid":
+        a = float(np.trapezoid(y, xs))
+    elif rule == "simpson":
+        from scipy.integrate import simpson
+
+        a = float(simpson(y, x=xs))
+    else:
+        raise choices_error("curve rule", rule, ("trapezoid", "simpson"))
+    return a / len(y) if normalise else a
+
+
+def topf_curve(fs: Sequence[int], score: Callable[[int], float]) -> np.ndarray:
+    """``score(f)`` (e.g. a kNN measure on the top-f features) for every f in ``fs``."""
+    return np.array([score(int(f)) for f in fs], dtype=np.float64)
+
+
+def relative_curve(values: Sequence[float], full: float) -> np.ndarray:
+    """rF1-style curve: each value divided by the value with all features."""
+    return np.asarray(values, dtype=np.float64) / full

@@ -1,0 +1,74 @@
+"""Judge one ranking on one split: weighted kNN → predictions → measures (→ top-f curve)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from frcli.data.dataset import Dataset
+from frcli.evaluate import curves
+from frcli.evaluate.knn import knn_predict
+from frcli.evaluate.measures import evaluate
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """How rankings are judged (the ``evaluation:`` block of an experiment config).
+
+    knn: neighbours; measures: None = every measure of the task; weighted: importances as
+    weights (False: only ``top`` selects features, P-UNS); top: keep the top-f features only;
+    variance: RRMSE normaliser ("train" spec-core, "test" P-ML A23); pr: PR-area method;
+    curve: f values (or "pow2") to also report ``<measure>@<f>`` and ``<measure>_area``.
+    """
+
+    knn: int = 5
+    measures: tuple[str, ...] | None = None
+    weighted: bool = True
+    top: int | None = None
+    variance: str = "train"
+    pr: str = "step"
+    curve: tuple[int, ...] | str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"knn": self.knn, "measures": list(self.measures) if self.measures else None,
+                "weighted": self.weighted, "top": self.top, "variance": self.variance,
+                "pr": self.pr, "curve": self.curve if isinstance(self.curve, str)
+                else (list(self.curve) if self.curve else None)}
+
+
+def _truth(test: Dataset) -> np.ndarray:
+    return test.X if test.task == "unsupervised" or test.Y is None else test.Y
+
+
+def evaluate_ranking(train: Dataset, test: Dataset, importances: np.ndarray,
+                     spec: EvalSpec) -> dict[str, float]:
+    """{measure: value} of the kNN weighted by ``importances`` (trained on ``train``)."""
+    names = None
+    if spec.measures:   # a config may mix tasks: keep the measures that apply to this one
+        from frcli.evaluate.measures import default_measures
+
+        names = [m for m in spec.measures if m in default_measures(test.task)]
+
+    def score(top: int | None) -> dict[str, float]:
+        pred = knn_predict(train, test.X, importances, spec.knn, weighted=spec.weighted,
+                           top=top)
+        Yt = _truth(test)
+        if test.is_label_task and not test.labeled.all():
+            pred, Yt = pred[test.labeled], Yt[test.labeled]
+        return evaluate(test.task, Yt, pred, names, train_Y=train.Y, variance=spec.variance,
+                        pr_method=spec.pr)
+
+    out = score(spec.top)
+    if spec.curve:
+        F = train.n_features
+        fs = curves.powers_of_two(F) if spec.curve == "pow2" else \
+            sorted({min(int(f), F) for f in spec.curve})
+        per_f = [score(f) for f in fs]
+        for m in per_f[0]:
+            vals = [d[m] for d in per_f]
+            for f, v in zip(fs, vals):
+                out[f"{m}@{f}"] = v
+            out[f"{m}_area"] = curves.curve_area(vals, normalise=True)
+    return out

@@ -1,0 +1,377 @@
+"""Experiment configs: YAML → validated dataclasses (``load_config``).
+
+Every mapping is checked against its allowed keys, so a misspelt key is a ``ConfigError``
+naming the key, where it is and the allowed ones, instead of a silently ignored setting.
+See ``configs/quickstart.yaml`` for a commented example.
+
+Relative data paths in explicit dataset entries are resolved against the config file's folder
+first and the current directory second (so both ``configs/x.yaml`` next to its data and the
+repository-relative ``../shared/...`` paths work).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from frcli.data.dataset import TASKS
+from frcli.errors import ConfigError, choices_error
+from frcli.evaluate.protocol import EvalSpec
+
+TOP_KEYS = ("name", "description", "output", "datasets", "protocol", "rankers", "evaluation")
+DATASET_KEYS = ("name", "path", "test", "labels", "task", "targets", "hierarchy", "drop",
+                "nominal")
+PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify")
+PROTOCOLS = ("holdout", "cv", "given")
+RANKER_KEYS = ("method", "params", "labeled_only")
+EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A data set: a catalog name (``catalog=True``) or explicit files."""
+
+    name: str
+    catalog: bool = False
+    path: tuple[str, ...] = ()
+    test: tuple[str, ...] = ()
+    labels: str | None = None
+    task: str | None = None
+    targets: str | None = None
+    hierarchy: str | None = None
+    drop: tuple[str, ...] = ()
+    nominal: tuple[str, ...] = ()
+
+    def definition(self) -> dict[str, Any]:
+        """What the data *are* (for run hashes): the catalog entry's loading fields or ours."""
+        if self.catalog:
+            try:
+                from frcli.data import catalog
+
+                e = catalog.get(self.name)
+                return {"catalog": self.name, "task": e.task, "data": e.data,
+                        "train": list(e.train), "test": list(e.test), "labels": e.labels,
+                        "targets": e.targets, "hierarchy": e.hierarchy, "drop": list(e.drop)}
+            except ImportError:
+                return {"catalog": self.name}
+        d = asdict(self)
+        d.pop("catalog")
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
+
+    @property
+    def has_test(self) -> bool:
+        if self.catalog:
+            from frcli.data import catalog
+
+            return bool(catalog.get(self.name).test)
+        return bool(self.test)
+
+    def task_name(self) -> str | None:
+        if self.catalog:
+            from frcli.data import catalog
+
+            return catalog.get(self.name).task
+        return self.task
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """How each data set is split: repeated hold-out, k-fold CV or the given train/test files;
+    ``labeled`` adds nested label thinning of every training part (semi-supervised)."""
+
+    type: str = "holdout"
+    repeats: int = 10
+    test_fraction: float = 1 / 3
+    folds: int = 10
+    seed: int = 0
+    labeled: tuple[int, ...] = ()
+    stratify: bool = True
+
+    @property
+    def n_splits(self) -> int:
+        return {"holdout": self.repeats, "cv": self.folds, "given": 1}[self.type]
+
+    def definition(self) -> dict[str, Any]:
+        """What a single split depends on: hold-out repeat r does not depend on the number of
+        repeats (frcli.data.splits), so adding repeats keeps the finished runs valid."""
+        d = {"type": self.type, "seed": self.seed}
+        if self.type == "holdout":
+            d.update(test_fraction=self.test_fraction)
+        elif self.type == "cv":
+            d.update(folds=self.folds, stratify=self.stratify)
+        return d
+
+
+@dataclass(frozen=True)
+class RankerSpec:
+    """One ``rankers:`` entry; list-valued params are grids (expanded in ``plan``)."""
+
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    labeled_only: bool = False
+
+    def key(self) -> str:
+        return json.dumps({"method": self.method, "params": self.params,
+                           "labeled_only": self.labeled_only}, sort_keys=True, default=str)
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    name: str
+    datasets: tuple[DatasetSpec, ...]
+    protocol: ProtocolSpec
+    rankers: tuple[RankerSpec, ...]
+    evaluation: EvalSpec
+    knn_train: str = "full"
+    output: str = "results"
+    description: str = ""
+    source: str | None = None          # the YAML file
+    text: str = ""                     # its text (copied next to the store)
+
+    def output_dir(self, override: str | Path | None = None) -> Path:
+        return Path(override or self.output) / self.name
+
+
+# -- validation helpers ------------------------------------------------------------------
+
+def _where(path: str, key: str) -> str:
+    return f"{path}: {key}" if key else path
+
+
+def _check_keys(d: Any, allowed: tuple[str, ...], src: str, where: str) -> dict:
+    if not isinstance(d, dict):
+        raise ConfigError(f"{_where(src, where)}: expected a mapping, got {type(d).__name__}")
+    for k in d:
+        if k not in allowed:
+            close = difflib.get_close_matches(str(k), allowed, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            loc = f"{where}." if where else ""
+            raise ConfigError(f"{src}: unknown key '{loc}{k}'{hint}; allowed: "
+                              f"{', '.join(allowed)}")
+    return d
+
+
+def _typed(d: dict, key: str, kind, src: str, where: str, default=None, check=None,
+           msg: str = ""):
+    if key not in d or d[key] is None:
+        return default
+    v = d[key]
+    ok = isinstance(v, kind) and not (kind in (int, float) and isinstance(v, bool))
+    if kind is float and isinstance(v, int) and not isinstance(v, bool):
+        v, ok = float(v), True
+    if not ok or (check is not None and not check(v)):
+        want = msg or kind.__name__
+        raise ConfigError(f"{src}: {where}.{key} = {d[key]!r}: expected {want}")
+    return v
+
+
+def _strs(v: Any, src: str, where: str) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if isinstance(v, str):
+        return (v,)
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return tuple(v)
+    raise ConfigError(f"{src}: {where}: expected a string or a list of strings")
+
+
+def _resolve_path(p: str, base: Path) -> str:
+    q = Path(p).expanduser()
+    if q.is_absolute():
+        return str(q)
+    for cand in (base / q, Path.cwd() / q):
+        if cand.exists():
+            return str(cand.resolve())
+    return str((base / q).resolve())
+
+
+def _dataset(item: Any, i: int, src: str, base: Path) -> DatasetSpec:
+    where = f"datasets[{i}]"
+    if isinstance(item, str):
+        try:
+            from frcli.data import catalog
+        except ImportError:  # pragma: no cover - the catalog module ships with frcli
+            raise ConfigError(f"{src}: {where}: the data-set catalog is not available; give "
+                              f"an explicit entry {{name, path, ...}}") from None
+        catalog.get(item)   # unknown names: a UserError listing close names
+        return DatasetSpec(name=item, catalog=True)
+    d = _check_keys(item, DATASET_KEYS, src, where)
+    name = _typed(d, "name", str, src, where)
+    if not name:
+        raise ConfigError(f"{src}: {where}: an explicit entry needs 'name'")
+    if "path" not in d:
+        raise ConfigError(f"{src}: {where} ({name}): an explicit entry needs 'path'")
+    task = _typed(d, "task", str, src, where)
+    if task is not None and task not in TASKS:
+        raise choices_error(f"task in {src}: {where}", task, TASKS)
+    hier = _typed(d, "hierarchy", str, src, where)
+    if hier is not None and hier not in ("tree", "dag"):
+        raise choices_error(f"hierarchy in {src}: {where}", hier, ("tree", "dag"))
+    targets = d.get("targets")
+    labels = _typed(d, "labels", str, src, where)
+    return DatasetSpec(
+        name=name,
+        path=tuple(_resolve_path(p, base) for p in _strs(d["path"], src, f"{where}.path")),
+        test=tuple(_resolve_path(p, base) for p in _strs(d.get("test"), src, f"{where}.test")),
+        labels=_resolve_path(labels, base) if labels else None,
+        task=task,
+        targets=None if targets is None else str(targets),
+        hierarchy=hier,
+        drop=_strs(d.get("drop"), src, f"{where}.drop"),
+        nominal=_strs(d.get("nominal"), src, f"{where}.nominal"),
+    )
+
+
+def _protocol(d: Any, src: str) -> ProtocolSpec:
+    d = _check_keys(d if d is not None else {}, PROTOCOL_KEYS, src, "protocol")
+    typ = d.get("type", "holdout")
+    if typ not in PROTOCOLS:
+        raise choices_error(f"protocol type in {src}", typ, PROTOCOLS)
+    pos = (lambda v: v >= 1)
+    labeled = d.get("labeled") or []
+    if isinstance(labeled, int):
+        labeled = [labeled]
+    if not isinstance(labeled, list) or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                and x >= 1 for x in labeled):
+        raise ConfigError(f"{src}: protocol.labeled: expected a list of positive integers")
+    return ProtocolSpec(
+        type=typ,
+        repeats=_typed(d, "repeats", int, src, "protocol", 10, pos, "an integer >= 1"),
+        test_fraction=_typed(d, "test_fraction", float, src, "protocol", 1 / 3,
+                             lambda v: 0 < v < 1, "a number in (0, 1)"),
+        folds=_typed(d, "folds", int, src, "protocol", 10, lambda v: v >= 2, "an integer >= 2"),
+        seed=_typed(d, "seed", int, src, "protocol", 0),
+        labeled=tuple(sorted(set(labeled))),
+        stratify=_typed(d, "stratify", bool, src, "protocol", True),
+    )
+
+
+def _rankers(items: Any, src: str) -> tuple[RankerSpec, ...]:
+    from frcli.rankers.registry import method_names
+
+    if not isinstance(items, list) or not items:
+        raise ConfigError(f"{src}: 'rankers' must be a non-empty list")
+    out = []
+    names = method_names()
+    for i, item in enumerate(items):
+        where = f"rankers[{i}]"
+        if isinstance(item, str):
+            item = {"method": item}
+        d = _check_keys(item, RANKER_KEYS, src, where)
+        method = _typed(d, "method", str, src, where)
+        if not method:
+            raise ConfigError(f"{src}: {where}: needs 'method'")
+        method = method.strip().lower()
+        if method not in names:
+            raise choices_error(f"method in {src}: {where}", method, names)
+        params = d.get("params") or {}
+        if not isinstance(params, dict):
+            raise ConfigError(f"{src}: {where}.params: expected a mapping")
+        out.append(RankerSpec(method, dict(params),
+                              _typed(d, "labeled_only", bool, src, where, False)))
+    keys = [r.key() for r in out]
+    for i, k in enumerate(keys):
+        if k in keys[:i]:
+            raise ConfigError(f"{src}: rankers[{i}] repeats rankers[{keys.index(k)}]")
+    return tuple(out)
+
+
+def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
+    d = _check_keys(d if d is not None else {}, EVAL_KEYS, src, "evaluation")
+    w = "evaluation"
+    measures = d.get("measures")
+    if measures is not None:
+        measures = _strs(measures, src, f"{w}.measures")
+        from frcli.evaluate.measures import MEASURES
+
+        for m in measures:
+            if m not in MEASURES:
+                raise choices_error(f"measure in {src}: {w}.measures", m, MEASURES)
+    curve = d.get("curve")
+    if curve is not None and curve != "pow2":
+        if not (isinstance(curve, list) and all(isinstance(x, int) and x >= 1 for x in curve)):
+            raise ConfigError(f"{src}: {w}.curve: expected 'pow2' or a list of integers >= 1")
+        curve = tuple(curve)
+    variance = d.get("variance", "train")
+    if variance not in ("train", "test"):
+        raise choices_error(f"RRMSE variance in {src}: {w}.variance", variance,
+                            ("train", "test"))
+    pr = d.get("pr", "step")
+    if pr not in ("step", "interpolated"):
+        raise choices_error(f"PR-area method in {src}: {w}.pr", pr, ("step", "interpolated"))
+    knn_train = d.get("knn_train", "full")
+    if knn_train not in ("full", "labeled"):
+        raise choices_error(f"kNN training rows in {src}: {w}.knn_train", knn_train,
+                            ("full", "labeled"))
+    spec = EvalSpec(
+        knn=_typed(d, "knn", int, src, w, 5, lambda v: v >= 1, "an integer >= 1"),
+        measures=measures or None,
+        weighted=_typed(d, "weighted", bool, src, w, True),
+        top=_typed(d, "top", int, src, w, None, lambda v: v >= 1, "an integer >= 1"),
+        variance=variance, pr=pr, curve=curve)
+    return spec, knn_train
+
+
+def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
+                 text: str = "") -> ExperimentConfig:
+    """Validate a parsed YAML document (see the module docstring)."""
+    base = base or Path.cwd()
+    d = _check_keys(doc, TOP_KEYS, src, "")
+    for req in ("name", "datasets", "rankers"):
+        if req not in d:
+            raise ConfigError(f"{src}: missing required key '{req}'")
+    name = _typed(d, "name", str, src, "name")
+    if not name or "/" in name or name.startswith("."):
+        raise ConfigError(f"{src}: name {name!r} must be a plain folder name")
+    if not isinstance(d["datasets"], list) or not d["datasets"]:
+        raise ConfigError(f"{src}: 'datasets' must be a non-empty list")
+    datasets = tuple(_dataset(x, i, src, base) for i, x in enumerate(d["datasets"]))
+    names = [x.name for x in datasets]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise ConfigError(f"{src}: data set name {n!r} appears twice")
+    protocol = _protocol(d.get("protocol"), src)
+    rankers = _rankers(d["rankers"], src)
+    evaluation, knn_train = _evaluation(d.get("evaluation"), src)
+    if protocol.type == "given":
+        for ds in datasets:
+            if not ds.has_test:
+                raise ConfigError(f"{src}: protocol type 'given' needs a test file, and data "
+                                  f"set {ds.name!r} has none")
+    # task-dependent checks that need no data: measures and methods per task
+    from frcli.evaluate.measures import default_measures
+
+    for ds in datasets:
+        task = ds.task_name()
+        if task is None:
+            continue
+        if evaluation.measures:
+            bad = [m for m in evaluation.measures if m not in default_measures(task)]
+            if len(bad) == len(evaluation.measures):
+                raise ConfigError(f"{src}: none of the measures {list(evaluation.measures)} "
+                                  f"applies to {ds.name!r} (task {task}); allowed: "
+                                  f"{', '.join(default_measures(task))}")
+    return ExperimentConfig(name=name, datasets=datasets, protocol=protocol, rankers=rankers,
+                            evaluation=evaluation, knn_train=knn_train,
+                            output=_typed(d, "output", str, src, "output", "results"),
+                            description=_typed(d, "description", str, src, "description", ""),
+                            source=src, text=text)
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    import yaml
+
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {p}") from None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{p}{line}: invalid YAML: {getattr(e, 'problem', e)}") from None
+    return parse_config(doc, str(p), p.resolve().parent, text)

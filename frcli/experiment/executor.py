@@ -1,0 +1,401 @@
+"""Run a plan: tasks go to this process, a local process pool or a dask.distributed cluster;
+results come back to the client, which alone writes the store (one transaction per run).
+
+Workers limit BLAS/OpenMP to one thread and call the rankers with ``jobs=1`` (the pool provides
+the parallelism; nested threads would only oversubscribe the cores).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from frcli.errors import ConfigError, UserError
+from frcli.experiment.config import DatasetSpec, ExperimentConfig, ProtocolSpec
+from frcli.experiment.plan import Task, canonical, derive_seed, make_plan, run_definition
+from frcli.experiment.store import Store
+
+# -- worker side ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4)
+def load_spec(ds: DatasetSpec):
+    """(Dataset with every row, number of rows from the train files or None)."""
+    from frcli.data.splits import concat
+
+    if ds.catalog:
+        from frcli.data import catalog
+
+        entry = catalog.get(ds.name)
+        if entry.test:
+            tr = catalog.load(ds.name, "train")
+            te = catalog.load(ds.name, "test")
+            return concat(tr, te, name=ds.name), tr.n_examples
+        return catalog.load(ds.name), None
+    from frcli.data import load_dataset
+
+    opts: dict[str, Any] = {"name": ds.name}
+    for k in ("targets", "labels", "task", "hierarchy"):
+        v = getattr(ds, k)
+        if v is not None:
+            opts[k] = v
+    if ds.drop:
+        opts["drop"] = list(ds.drop)
+    if ds.nominal:
+        opts["nominal"] = list(ds.nominal)
+
+    def read(paths):
+        parts = [load_dataset(p, **opts) for p in paths]
+        out = parts[0]
+        for p in parts[1:]:
+            out = concat(out, p, name=ds.name)
+        return out
+
+    tr = read(ds.path)
+    if ds.test:
+        return concat(tr, read(ds.test), name=ds.name), tr.n_examples
+    return tr, None
+
+
+@lru_cache(maxsize=8)
+def _splits(ds: DatasetSpec, protocol: ProtocolSpec):
+    from frcli.data import splits as S
+
+    data, n_train = load_spec(ds)
+    n = data.n_examples
+    if protocol.type == "given":
+        if n_train is None:
+            raise ConfigError(f"protocol 'given' needs a test file for data set {ds.name!r}")
+        return S.given_split(n_train, n - n_train)
+    if protocol.type == "holdout":
+        return S.holdout_splits(n, protocol.test_fraction, protocol.repeats, protocol.seed)
+    y = data.Y[:, 0] if data.task == "classification" and protocol.stratify else None
+    return S.kfold_splits(n, protocol.folds, protocol.seed, y)
+
+
+def _labelled_rows(task: Task, train_idx: np.ndarray) -> np.ndarray:
+    """Training rows that keep their targets at size ``task.labeled`` (nested across sizes)."""
+    from frcli.data import splits as S
+
+    p = task.protocol
+    if p.type == "cv":
+        folds = [te for _, te in _splits(task.dataset, p)]
+        return S.thin_cv_labels(folds, [task.labeled], p.seed)[task.labeled][task.split]
+    seed = derive_seed(p.seed, "thin", task.dataset.name, task.split)
+    return S.thin_labels(train_idx, [task.labeled], seed)[task.labeled]
+
+
+def run_task(task: Task, threads: int = 1) -> dict[str, Any]:
+    """Rank and evaluate one task with ``threads`` engine/BLAS threads; returns plain data
+    (never raises)."""
+    try:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=threads):
+            return _run_task(task, threads)
+    except UserError as e:
+        return {"error": str(e), "user_error": True}
+    except Exception as e:  # noqa: BLE001 - reported by the client, the others go on
+        tb = traceback.format_exc(limit=-3)
+        return {"error": f"{type(e).__name__}: {e}", "traceback": tb, "user_error": False}
+
+
+def _run_task(task: Task, jobs: int) -> dict[str, Any]:
+    from frcli.data.splits import hide_labels
+    from frcli.evaluate.protocol import evaluate_ranking
+    from frcli.experiment.plan import run_params
+    from frcli.rankers.registry import get_ranker
+
+    data, _ = load_spec(task.dataset)
+    train_idx, test_idx = _splits(task.dataset, task.protocol)[task.split]
+    test = data.subset(test_idx)
+    knn_train = data.subset(train_idx)
+    rank_data = knn_train
+    if task.labeled:
+        lab = _labelled_rows(task, train_idx)
+        rank_data = hide_labels(data, train_idx, lab)
+        if task.knn_train == "labeled":
+            knn_train = data.subset(lab)
+    if task.ranker.labeled_only:
+        rank_data = rank_data.subset(rank_data.labeled)
+    ranker = get_ranker(task.ranker.method)
+    t0 = time.perf_counter()
+    rankings = ranker.rank(rank_data, task.ranker.params, seed=task.seed, jobs=jobs)
+    total_rank = time.perf_counter() - t0
+    if len(rankings) != len(task.params):
+        raise RuntimeError(f"{task.ranker.method} returned {len(rankings)} rankings for "
+                           f"{len(task.params)} parameter combinations")
+    declared = {p.name for p in ranker.params}
+    expected = set(task.params)
+    runs = []
+    for pos, rk in enumerate(rankings):
+        # match by the ranking's own params when complete; else by position (same order)
+        key = run_params(task.ranker, {k: v for k, v in rk.params.items() if k in declared})
+        if key not in expected:
+            key = task.params[pos]
+        rank_s = rk.timings.get("rank_s", total_rank / len(rankings))
+        t1 = time.perf_counter()
+        scores = evaluate_ranking(knn_train, test, rk.importances, task.evaluation)
+        runs.append({"params": key, "scores": scores, "importances": rk.importances,
+                     "per_target": rk.per_target, "meta": {**rk.meta, "timings": rk.timings},
+                     "rank_time_s": float(rank_s),
+                     "eval_time_s": time.perf_counter() - t1})
+    return {"runs": runs, "n_train": len(train_idx), "n_test": len(test_idx),
+            "task": data.task, "n_examples": data.n_examples,
+            "feature_names": data.feature_names}
+
+
+# -- client side ------------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    directory: Path
+    tasks: int = 0
+    computed: int = 0
+    skipped: int = 0
+    runs_written: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _conflicts(store: Store, cfg: ExperimentConfig, plan: list[Task]) -> list[str]:
+    done = store.finished()
+    out = []
+    for t in plan:
+        for key, h in zip(t.run_keys(), t.hashes):
+            if key in done and done[key] != h:
+                old = store.definition(key) or {}
+                new = run_definition(cfg, t.dataset, t.labeled, t.ranker)
+                changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+                what = ", ".join(changed) or "definition"
+                out.append(f"{key[0]} split {key[1]} {key[3]} {key[4]} ({what} changed)")
+    return out
+
+
+def _iter_local(tasks: list[Task], jobs: int, threads: int) -> Iterator[tuple[Task, dict]]:
+    if jobs <= 1:
+        for t in tasks:
+            yield t, run_task(t, threads)
+        return
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        futs = {pool.submit(run_task, t, threads): t for t in tasks}
+        try:
+            for f in as_completed(futs):
+                yield futs[f], f.result()
+        except BaseException:
+            for f in futs:
+                f.cancel()
+            raise
+
+
+def _iter_dask(tasks: list[Task], address: str, jobs: int, threads: int
+               ) -> Iterator[tuple[Task, dict]]:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise UserError("--dask-scheduler needs dask.distributed (pip install "
+                        "'frcli[dask]')") from None
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(address, timeout="20s")
+        except OSError as e:
+            raise UserError(f"cannot reach the dask scheduler at {address}: {e}") from None
+    try:
+        futs = {}
+        for t in tasks:
+            futs[client.submit(run_task, t, threads, pure=False)] = t
+        for f in as_completed(list(futs)):
+            yield futs[f], f.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = None,
+                   force: bool = False, output: str | Path | None = None,
+                   progress: bool | None = None, threads: int = 1,
+                   on_result: Callable[[Task, dict], None] | None = None) -> Summary:
+    """Plan, skip what is stored, compute the rest and store it; see the module docstring.
+
+    ``threads``: engine threads per task (default 1: the pool or cluster is the parallelism).
+    """
+    plan = make_plan(cfg)
+    outdir = cfg.output_dir(output)
+    t_start = time.perf_counter()
+    with Store(outdir) as store:
+        if not force:
+            bad = _conflicts(store, cfg, plan)
+            if bad:
+                raise ConfigError(
+                    f"{len(bad)} finished run(s) in {outdir} were computed with a different "
+                    f"definition, e.g. {bad[0]}; rerun with --force to recompute them, or use "
+                    f"another name or --output")
+        done = store.finished()
+        if force:
+            todo = plan
+        else:
+            todo = [t for t in plan if any(k not in done for k in t.run_keys())]
+        store.save_config(cfg.text or canonical({"name": cfg.name}))
+        store.set_current(k for t in plan for k in t.run_keys())
+        summary = Summary(outdir, tasks=len(plan), skipped=len(plan) - len(todo))
+        known_datasets: set[str] = set()
+        it = _iter_dask(todo, dask, jobs, threads) if dask else _iter_local(todo, jobs, threads)
+        with _progress(len(todo), progress) as advance:
+            for task, res in it:
+                if "error" in res:
+                    summary.failures.append((task.label, res["error"]))
+                    advance(task, failed=True)
+                    continue
+                if task.dataset.name not in known_datasets:
+                    store.put_dataset(task.dataset.name, res["task"], res["n_examples"],
+                                      res["feature_names"])
+                    known_datasets.add(task.dataset.name)
+                hashes = dict(zip(task.params, task.hashes))
+                for run in res["runs"]:
+                    key = (task.dataset.name, task.split, task.labeled, task.ranker.method,
+                           run["params"])
+                    if not force and done.get(key) == hashes[run["params"]]:
+                        continue
+                    store.put_run(key, run_hash=hashes[run["params"]],
+                                  definition=run_definition(cfg, task.dataset, task.labeled,
+                                                            task.ranker),
+                                  seed=task.seed, n_train=res["n_train"], n_test=res["n_test"],
+                                  rank_time_s=run["rank_time_s"],
+                                  eval_time_s=run["eval_time_s"], scores=run["scores"],
+                                  importances=run["importances"],
+                                  per_target=run["per_target"], meta=run["meta"])
+                    summary.runs_written += 1
+                summary.computed += 1
+                if on_result is not None:
+                    on_result(task, res)
+                advance(task)
+    summary.seconds = time.perf_counter() - t_start
+    return summary
+
+
+class _progress:
+    """A rich progress bar (counts, elapsed, ETA) on stderr; silent when not a terminal."""
+
+    def __init__(self, total: int, enabled: bool | None):
+        self.total = total
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+
+    def __enter__(self):
+        if not self.enabled or self.total == 0:
+            return lambda task, failed=False: None
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
+                            TimeRemainingColumn(), console=Console(stderr=True),
+                            transient=False)
+        self.bar.__enter__()
+        self.id = self.bar.add_task("tasks", total=self.total)
+
+        def advance(task: Task, failed: bool = False) -> None:
+            self.bar.update(self.id, advance=1, description=task.label[:40])
+
+        return advance
+
+    def __exit__(self, *exc):
+        if hasattr(self, "bar"):
+            self.bar.__exit__(*exc)
+        return False
+
+
+MAIN_MEASURE = {"mtr": "rrmse", "regression": "rrmse", "mlc": "pooled_auprc",
+                "hmlc": "pooled_auprc", "classification": "macro_f1",
+                "unsupervised": "reconstruction_mse"}
+
+
+def short_params(method: str, params: str) -> str:
+    """The parameters that differ from the method's defaults, as k=v (for tables)."""
+    import json
+
+    try:
+        from frcli.rankers.registry import get_ranker
+
+        defaults = {p.name: p.default for p in get_ranker(method).params}
+    except Exception:  # noqa: BLE001 - an unavailable method: show everything
+        defaults = {}
+    d = json.loads(params)
+    items = [f"{k}={v}" for k, v in d.items() if k not in defaults or defaults[k] != v]
+    return " ".join(items)
+
+
+def summary_table(directory: str | Path, max_rows: int = 30, max_datasets: int = 4):
+    """Per ranking: average rank over data sets (main measure of each data set's task, mean
+    over splits and labeled sizes; 1 = best) and the mean main measure per data set (a few
+    sets) or per task (many sets). A rich Table."""
+    import sqlite3
+
+    import pandas as pd
+    from rich.table import Table
+
+    from frcli.evaluate.measures import MEASURES
+    from frcli.experiment.store import DB_NAME, tidy_frame
+
+    df = tidy_frame(directory)
+    table = Table(title=f"summary ({directory})")
+    if df.empty:
+        return table
+    con = sqlite3.connect(str(Path(directory) / DB_NAME))
+    tasks = dict(con.execute("SELECT dataset, task FROM datasets").fetchall())
+    con.close()
+    main = {}
+    for ds in dict.fromkeys(df["dataset"]):
+        have = set(df.loc[df["dataset"] == ds, "measure"])
+        m = MAIN_MEASURE.get(tasks.get(ds, ""), "")
+        main[ds] = m if m in have else sorted(x for x in have if "@" not in x)[0]
+    df = df[[main[d] == m for d, m in zip(df["dataset"], df["measure"])]].copy()
+    df["label"] = [short_params(m, p) for m, p in zip(df["method"], df["params"])]
+    means = df.groupby(["dataset", "method", "label"], sort=False)["value"].mean()
+    wide = means.unstack("dataset")                      # rankings × data sets
+    sign = pd.Series({d: 1.0 if MEASURES[main[d]].direction == "lower" else -1.0
+                      for d in wide.columns})
+    avg_rank = (wide * sign).rank(axis=0, method="average").mean(axis=1)
+    order = avg_rank.sort_values().index
+    table.add_column("method")
+    table.add_column("params", overflow="fold", max_width=28)
+    table.add_column("avg rank", justify="right")
+    cols: list[tuple[str, pd.Series]] = []
+    if wide.shape[1] <= max_datasets:
+        for d in wide.columns:
+            arrow = " ↓" if MEASURES[main[d]].direction == "lower" else " ↑"
+            cols.append((f"{d}\n{main[d]}{arrow}", wide[d]))
+    else:
+        groups: dict[str, list[str]] = {}
+        for d in wide.columns:
+            groups.setdefault(main[d], []).append(d)
+        for m, ds in groups.items():
+            arrow = " ↓" if MEASURES[m].direction == "lower" else " ↑"
+            cols.append((f"{m}{arrow}\nmean of {len(ds)} sets", wide[ds].mean(axis=1)))
+    for title, _ in cols:
+        table.add_column(title, justify="right")
+    for key in list(order)[:max_rows]:
+        vals = [c.get(key) for _, c in cols]
+        table.add_row(key[0], key[1], f"{avg_rank[key]:.2f}",
+                      *["–" if v is None or v != v else f"{v:.4g}" for v in vals])
+    if len(order) > max_rows:
+        table.caption = f"{len(order) - max_rows} more rankings: frcli results export {directory}"
+    return table

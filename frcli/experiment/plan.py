@@ -1,0 +1,143 @@
+"""Config → tasks: one task per (dataset × split × labeled-size × ranker entry).
+
+A task computes every parameter combination of its ranker entry (Relief computes a whole grid
+in one pass per split via ``Ranker.rank``) and yields one *run* per combination. Runs are the
+unit of storage, identified by (dataset, split, labeled, method, params) and fingerprinted by a
+hash of everything that defines their result, so a rerun can skip them and a changed config is
+detected instead of mixed in.
+
+Seeds: each task's ranker seed is a hash of (protocol seed, dataset, split, labeled, method),
+so results do not depend on scheduling, job counts or which other tasks exist. Splits depend on
+the protocol seed only, so every ranker sees the same splits (paired comparisons).
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from frcli.errors import ConfigError
+from frcli.evaluate.protocol import EvalSpec
+from frcli.experiment.config import DatasetSpec, ExperimentConfig, ProtocolSpec, RankerSpec
+
+SEED_SCHEME = 1   # bump if the derivation below changes (it is part of every run hash)
+
+
+def canonical(obj: Any) -> str:
+    """The one JSON spelling used for keys and hashes (sorted keys, no spaces)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_default)
+
+
+def _default(o: Any) -> Any:
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, tuple):
+        return list(o)
+    return str(o)
+
+
+def derive_seed(*parts: Any) -> int:
+    """A 63-bit seed from the given parts (stable across machines and Python versions)."""
+    h = hashlib.blake2b(canonical(list(parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(h, "big") >> 1
+
+
+@dataclass(frozen=True)
+class Task:
+    dataset: DatasetSpec
+    split: int
+    labeled: int                     # 0 = every training row labeled
+    ranker: RankerSpec
+    seed: int
+    protocol: ProtocolSpec
+    evaluation: EvalSpec
+    knn_train: str
+    params: tuple[str, ...]          # canonical params of every run, in ranker order
+    hashes: tuple[str, ...]          # run hash per params entry
+
+    @property
+    def label(self) -> str:
+        lab = f" L={self.labeled}" if self.labeled else ""
+        return f"{self.dataset.name} split {self.split}{lab} {self.ranker.method}"
+
+    def run_keys(self) -> list[tuple[str, int, int, str, str]]:
+        return [(self.dataset.name, self.split, self.labeled, self.ranker.method, p)
+                for p in self.params]
+
+
+def param_grid(ranker: RankerSpec) -> list[dict[str, Any]]:
+    """Every parameter combination the ranker entry expands to (validated by the ranker)."""
+    from frcli.rankers.registry import get_ranker
+
+    try:
+        r = get_ranker(ranker.method)
+    except ImportError as e:
+        raise ConfigError(f"method '{ranker.method}' is not available in this build ({e})"
+                          ) from None
+    grid = r.resolve(ranker.params)
+    keys = list(grid)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+def run_hash(cfg: ExperimentConfig, ds: DatasetSpec, labeled: int, ranker: RankerSpec,
+             params: str) -> str:
+    """Fingerprint of what defines a run's numbers (not of unrelated config entries)."""
+    definition = {
+        "dataset": ds.definition(),
+        "protocol": cfg.protocol.definition(),
+        "labeled": labeled,
+        "method": ranker.method,
+        "labeled_only": ranker.labeled_only,
+        "params": json.loads(params),
+        "evaluation": cfg.evaluation.to_dict(),
+        "knn_train": cfg.knn_train if labeled else "full",
+        "seed_scheme": SEED_SCHEME,
+    }
+    return hashlib.sha256(canonical(definition).encode()).hexdigest()[:16]
+
+
+def run_definition(cfg: ExperimentConfig, ds: DatasetSpec, labeled: int,
+                   ranker: RankerSpec) -> dict[str, Any]:
+    """The readable parts of a run's definition (stored to explain hash mismatches)."""
+    return {"dataset": ds.definition(), "protocol": cfg.protocol.definition(),
+            "evaluation": cfg.evaluation.to_dict(), "labeled_only": ranker.labeled_only,
+            "knn_train": cfg.knn_train if labeled else "full"}
+
+
+def run_params(ranker: RankerSpec, params: dict[str, Any]) -> str:
+    """The stored ``params`` of a run: the ranker's parameters, plus ``labeled_only`` when the
+    ranking ignores the unlabeled rows (the supervised counterpart of an SSL ranking)."""
+    p = dict(params)
+    if ranker.labeled_only:
+        p["labeled_only"] = True
+    return canonical(p)
+
+
+def make_plan(cfg: ExperimentConfig) -> list[Task]:
+    """Every task of the experiment in a fixed order (dataset, split, labeled, ranker)."""
+    grids = {r.key(): [run_params(r, p) for p in param_grid(r)] for r in cfg.rankers}
+    seen: dict[tuple[str, str], int] = {}
+    for i, r in enumerate(cfg.rankers):
+        for p in grids[r.key()]:
+            if (r.method, p) in seen:
+                raise ConfigError(f"{cfg.source}: rankers[{i}] and rankers[{seen[r.method, p]}] "
+                                  f"both produce {r.method} with {p}")
+            seen[r.method, p] = i
+    sizes = cfg.protocol.labeled or (0,)
+    tasks = []
+    for ds in cfg.datasets:
+        for split in range(cfg.protocol.n_splits):
+            for L in sizes:
+                for r in cfg.rankers:
+                    params = tuple(grids[r.key()])
+                    tasks.append(Task(
+                        dataset=ds, split=split, labeled=L, ranker=r,
+                        seed=derive_seed(cfg.protocol.seed, ds.name, split, L, r.method),
+                        protocol=cfg.protocol, evaluation=cfg.evaluation,
+                        knn_train=cfg.knn_train, params=params,
+                        hashes=tuple(run_hash(cfg, ds, L, r, p) for p in params)))
+    return tasks
