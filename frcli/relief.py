@@ -1,0 +1,535 @@
+"""The Relief family on a ``Dataset``: one pass computes every (iterations, k, sigma).
+
+Variants (spec-core §5, spec-ssl-unsup §3-4), chosen from the task:
+
+* classification, every class known -> ReliefF (hits, misses per class weighted by priors);
+* regression / mtr (numeric and/or nominal targets: CLUS "mixed"), mlc, hmlc -> the RReliefF
+  estimator with a task-specific target distance d_Y;
+* some rows unlabeled (``labeled`` False) -> SSL-Relief (influence weights, d_Y between
+  labeled pairs and d_X otherwise, normalised by the pair-weight sum), or drop them
+  (``unlabeled="ignore"``, CLUS's behaviour for an unknown class);
+* unsupervised -> URelief (d_Y := d_X).
+
+How the grid costs one run (spec-core §5.8): sampled instances are a seeded permutation
+prefix; the Cython ``search`` finds the K_max nearest neighbours once per instance; the
+Cython ``accumulate`` sums, per feature, w*d_i and w*d_i*d_Y separately for every neighbour
+*rank* l (and per "bucket" = number of neighbours available, normally just K_max), with a
+snapshot after every iteration count of the grid. The per-iteration neighbour weights
+exp(-(sigma (l-1))^2) / Z_K depend only on l and K, so every (K, sigma) is a weighted sum
+of those per-rank totals, computed afterwards in O(K_max F) per combination.
+
+Mostly-default data (bibtex, delicious: a few % of the values differ from the feature's
+usual value) gets an O(nnz) neighbour search; dense data a vectorised streaming one. Both
+find exactly the neighbours of the plain definition (see ``ext/_relief.pyx``).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from frcli.data.dataset import Dataset
+from frcli.errors import ConfigError
+
+MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
+HMLC_DISTANCES = ("clus", "euclidean", "hamming", "accuracy", "f1", "subset")
+
+# feature kinds understood by the kernels
+K_NUM, K_NUM_MISS, K_NOM, K_NOM_MISS = 0, 1, 2, 3
+
+
+def _kernels():
+    try:
+        from frcli._ext import _relief
+    except ImportError as e:  # pragma: no cover - build problem, not a user error
+        raise ImportError(
+            "the Relief kernel is not built; run "
+            "`FRCLI_EXT=_relief python setup.py build_ext --inplace`") from e
+    return _relief
+
+
+@dataclass
+class ReliefResult:
+    """Importances of one (iterations, neighbours, sigma) combination."""
+
+    iterations: Any          # the value asked for (fraction or count)
+    n_iterations: int        # instances actually visited
+    neighbours: int
+    sigma: float
+    importances: np.ndarray
+    per_target: np.ndarray | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+# -- distances ----------------------------------------------------------------------------
+
+@dataclass
+class ColumnMeta:
+    """Per-column distance metadata: kind code, min, range (1 if constant), nominal-missing d."""
+
+    kind: np.ndarray
+    mn: np.ndarray
+    rg: np.ndarray
+    nm: np.ndarray
+
+
+def column_meta(V: np.ndarray, nominal: np.ndarray, n_values: np.ndarray,
+                rows: np.ndarray | None = None) -> ColumnMeta:
+    """Distance metadata of the columns of V (n, F); min/max over known values of ``rows``."""
+    V = np.asarray(V, dtype=np.float64)
+    ref = V if rows is None else V[rows]
+    F = V.shape[1]
+    known = ~np.isnan(ref)
+    has_miss = np.isnan(V).any(axis=0)
+    with np.errstate(all="ignore"):
+        mn = np.where(known.any(axis=0), np.nanmin(np.where(known, ref, np.inf), axis=0), 0.0)
+        mx = np.where(known.any(axis=0), np.nanmax(np.where(known, ref, -np.inf), axis=0), 0.0)
+    rg = mx - mn
+    rg = np.where(rg > 0, rg, 1.0)   # constant (or all missing): range 1 (spec-core §1.4)
+    nominal = np.asarray(nominal, dtype=bool)
+    nv = np.asarray(n_values, dtype=np.float64).copy()
+    for i in np.flatnonzero(nominal & (nv < 1)):   # categories unknown: count codes
+        col = V[:, i]
+        nv[i] = (np.nanmax(col) + 1) if np.isfinite(col).any() else 1
+    nm = np.where(nominal, 1.0 - 1.0 / np.maximum(nv, 1.0), 0.0)
+    kind = np.where(nominal, np.where(has_miss, K_NOM_MISS, K_NOM),
+                    np.where(has_miss, K_NUM_MISS, K_NUM)).astype(np.int32)
+    return ColumnMeta(kind, mn.astype(np.float64), rg.astype(np.float64), nm.astype(np.float64))
+
+
+def column_distances(a: np.ndarray, b: np.ndarray, meta: ColumnMeta) -> np.ndarray:
+    """Vectorised per-column distances between rows a and b (P, T) with the same conventions."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if np.all(meta.kind == K_NUM):          # the common case: numeric, nothing missing
+        return np.abs(a - b) / meta.rg
+    nom = meta.kind >= K_NOM
+    with np.errstate(invalid="ignore"):
+        num = np.abs(a - b) / meta.rg
+        ta = (a - meta.mn) / meta.rg
+        tb = (b - meta.mn) / meta.rg
+    ma, mb = np.isnan(a), np.isnan(b)
+    one_a = np.maximum(tb, 1.0 - tb)         # a missing, b known
+    one_b = np.maximum(ta, 1.0 - ta)
+    d_num = np.where(ma & mb, 1.0, np.where(ma, one_a, np.where(mb, one_b, num)))
+    d_nom = np.where(ma | mb, meta.nm, (a != b).astype(np.float64))
+    return np.where(nom, d_nom, d_num)
+
+
+def hmlc_weights(dataset: Dataset, w0: float, aggregate: str) -> np.ndarray:
+    """CLUS: top level w0, w = w0 * sum(parents) (verified); thesis: top 1, mean of parents."""
+    h = dataset.hierarchy
+    if aggregate == "sum":
+        return h.weights(w0, aggregate="sum", top="w0")
+    return h.weights(w0, aggregate="mean", top="one")
+
+
+def hmlc_bound(dataset: Dataset, weights: np.ndarray, rows: np.ndarray | None = None) -> float:
+    """U: the largest weighted symmetric difference between the ancestor closures of two
+    labels occurring in the data (each also paired with the empty set); 1 if that is 0.
+
+    verified-conventions.md. O(L_occ^2 L) in blocks; fine for the benchmark hierarchies.
+    """
+    h = dataset.hierarchy
+    L = h.n_labels
+    Y = dataset.Y if rows is None else dataset.Y[rows]
+    occ = np.flatnonzero(np.asarray(Y).any(axis=0))
+    if occ.size == 0:
+        return 1.0
+    A = h.ancestors_closure(np.eye(L, dtype=np.uint8)[occ]).astype(np.float64)  # (O, L)
+    Aw = A * weights
+    sw = Aw.sum(axis=1)
+    U = float(sw.max())
+    step = max(1, 4_000_000 // max(1, occ.size))
+    for s in range(0, occ.size, step):
+        inter = Aw[s:s + step] @ A.T
+        sd = sw[s:s + step, None] + sw[None, :] - 2.0 * inter
+        U = max(U, float(sd.max()))
+    return U if U > 0 else 1.0
+
+
+class _TargetDistance:
+    """d_Y (and optional per-target distances) between rows, for every non-ReliefF variant."""
+
+    def __init__(self, dataset: Dataset, distance: str | None, w0: float, aggregate: str,
+                 per_target: bool, label_rows: np.ndarray):
+        self.ds = dataset
+        self.task = dataset.task
+        self.per_target = per_target
+        self.n_per = 0
+        if self.task in ("mlc", "hmlc"):
+            self.Y = np.ascontiguousarray(dataset.Y, dtype=np.uint8)
+            self.n_per = self.Y.shape[1] if per_target else 0
+            if self.task == "mlc":
+                self.distance = distance or "f1"
+                if self.distance not in MLC_DISTANCES:
+                    raise ConfigError(f"bad value {distance!r} for parameter 'distance' "
+                                      f"(mlc allows: {', '.join(MLC_DISTANCES)})")
+                self.w = np.ones(self.Y.shape[1])
+            else:
+                self.distance = distance or "clus"
+                if self.distance not in HMLC_DISTANCES:
+                    raise ConfigError(f"bad value {distance!r} for parameter 'distance' "
+                                      f"(hmlc allows: {', '.join(HMLC_DISTANCES)})")
+                self.w = hmlc_weights(dataset, w0, aggregate)
+                self.U = hmlc_bound(dataset, self.w, label_rows)
+        elif self.task in ("regression", "mtr", "classification"):
+            if distance not in (None, "", "default"):
+                raise ConfigError(f"parameter 'distance' applies to mlc and hmlc only "
+                                  f"(task is {self.task})")
+            self.distance = "mean"
+            Y = np.asarray(dataset.Y, dtype=np.float64)
+            self.Y = Y
+            nominal = np.array([t.is_nominal for t in dataset.targets], dtype=bool)
+            if nominal.size != Y.shape[1]:  # targets not described: numeric, or class codes
+                nominal = np.full(Y.shape[1], self.task == "classification")
+            nv = np.array([len(t.categories) for t in dataset.targets] or [0] * Y.shape[1])
+            self.meta = column_meta(Y, nominal, nv, label_rows)
+            self.n_per = Y.shape[1] if per_target else 0
+        else:
+            raise ConfigError(f"no target distance for task {self.task!r}")
+
+    def __call__(self, ra: np.ndarray, rb: np.ndarray,
+                 jobs: int = 1) -> tuple[np.ndarray, np.ndarray | None]:
+        """(d_Y (P,), per-target (P, T) or None) for row pairs (ra[p], rb[p])."""
+        if self.distance == "mean":
+            d = column_distances(self.Y[ra], self.Y[rb], self.meta)
+            return d.mean(axis=1), (d if self.per_target else None)
+        per = None
+        if self.per_target:
+            per = np.abs(self.Y[ra].astype(np.float64) - self.Y[rb])
+        st = _kernels().label_pair_stats(self.Y, self.w, np.ascontiguousarray(ra, np.int32),
+                                         np.ascontiguousarray(rb, np.int32), jobs)
+        inter, union, sa, sb, sym = st.T
+        dist = self.distance
+        if dist == "clus":
+            return sym / self.U, per
+        if dist == "euclidean":
+            return np.sqrt(sym / self.U), per
+        if dist == "hamming":
+            return sym / self.w.sum(), per
+        if dist == "subset":
+            return (sym > 0).astype(np.float64), per
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if dist == "accuracy":   # both sets empty: distance 0 (CLUS)
+                return np.where(union > 0, 1.0 - inter / union, 0.0), per
+            tot = sa + sb            # f1
+            return np.where(tot > 0, 1.0 - 2.0 * inter / tot, 0.0), per
+
+
+# -- parameters ---------------------------------------------------------------------------
+
+def iteration_count(value: float, n: int) -> int:
+    """A fraction (0, 1] of n (round half up, as CLUS: 0.5 * 393 -> 197), -1 = all, or a count."""
+    v = float(value)
+    if v == -1 or v == 1:
+        return n
+    if 0 < v < 1:
+        return min(n, max(1, int(np.floor(v * n + 0.5))))
+    if v > 1 and v.is_integer():
+        return min(n, int(v))
+    raise ConfigError(f"bad value {value!r} for parameter 'iterations' "
+                      "(a fraction in (0, 1], -1 for all, or an integer count)")
+
+
+def neighbour_weights(k: int, sigma: float, avail: int) -> np.ndarray:
+    """Weights of ranks 1..k: exp(-(sigma (l-1))^2) over the first min(k, avail), summing to 1."""
+    kk = min(k, avail)
+    w = np.zeros(k)
+    if kk > 0:
+        e = np.exp(-(sigma * np.arange(kk)) ** 2)
+        w[:kk] = e / e.sum()
+    return w
+
+
+# -- the engine ---------------------------------------------------------------------------
+
+def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
+           neighbours: Sequence[int] = (15,), sigma: Sequence[float] = (0.0,), *,
+           distance: str | None = None, w0: float = 0.75, weight_aggregate: str = "sum",
+           per_target: bool = False, unlabeled: str = "ssl",
+           influence: tuple[float, float] = (0.5, 1.0), nominal_targets: str = "relieff",
+           sparse: str = "auto", seed: int = 0, jobs: int = 1) -> list[ReliefResult]:
+    """Relief importances for every combination (iterations x neighbours x sigma, in order).
+
+    ``per_target``: also one importance vector per target (per label for mlc/hmlc). As in
+    CLUS, a nominal target (and every mlc/hmlc label) gets classification ReliefF with its
+    own hits and misses (``nominal_targets="relieff"``, verified on testMixed/testMLC);
+    ``"shared"`` instead uses the 0/1 target distance with the shared neighbours (cheaper).
+    Numeric targets always share the neighbours of the overall ranking.
+
+    ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
+    differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
+    neighbours are identical either way.
+    """
+    if nominal_targets not in ("relieff", "shared"):
+        raise ConfigError(f"bad value {nominal_targets!r} for parameter 'nominal_targets' "
+                          "(relieff, shared)")
+    labels_only = (dataset.task in ("mlc", "hmlc") and nominal_targets == "relieff"
+                   and (bool(np.all(dataset.labeled)) or unlabeled == "ignore"))
+    prep = _prepare(dataset, sparse)
+    out = _relief(dataset, iterations, neighbours, sigma, distance=distance, w0=w0,
+                  weight_aggregate=weight_aggregate, per_target=per_target and not labels_only,
+                  unlabeled=unlabeled, influence=influence, seed=seed, jobs=jobs, prep=prep)
+    if per_target and nominal_targets == "relieff" and out and \
+            out[0].meta.get("variant") == "rrelieff":
+        if labels_only:   # every label gets ReliefF: no shared per-label pass needed
+            for o in out:
+                o.per_target = np.zeros((dataset.n_targets, dataset.n_features))
+        _per_target_relieff(dataset, out, iterations, neighbours, sigma, seed, jobs, prep)
+    return out
+
+
+def _prepare(dataset: Dataset, sparse: str):
+    """Descriptive metadata (ranges over all rows with known values), the feature-major copy
+    of X the kernels read, and the sparse layout when it pays off."""
+    if sparse not in ("auto", "yes", "no"):
+        raise ConfigError(f"bad value {sparse!r} for parameter 'sparse' (auto, yes, no)")
+    fmeta = column_meta(dataset.X, dataset.nominal_mask, dataset.n_categories)
+    Xc = np.ascontiguousarray(dataset.X.T)
+    sp = None
+    if sparse != "no" and Xc.size:
+        # measured break-even density ~0.1-0.15 (osales 0.16: dense wins; enron 0.08: sparse)
+        layout = _kernels().sparse_columns(Xc, 1.0 if sparse == "yes" else 0.12)
+        if layout[0] is not None:
+            sp = layout[:-1]
+    return fmeta, Xc, sp
+
+
+def _nominal_target_columns(dataset: Dataset) -> list[int]:
+    if dataset.task in ("mlc", "hmlc"):
+        return list(range(dataset.Y.shape[1]))
+    if dataset.task in ("mtr", "regression"):
+        return [j for j, t in enumerate(dataset.targets) if t.is_nominal]
+    return []
+
+
+def _per_target_relieff(dataset: Dataset, out: list[ReliefResult], iterations, neighbours,
+                        sigma, seed: int, jobs: int, prep) -> None:
+    """Replace the per-target rows of nominal targets by classification ReliefF on them."""
+    from dataclasses import replace
+
+    from frcli.data.dataset import Attribute
+
+    for j in _nominal_target_columns(dataset):
+        y = np.asarray(dataset.Y[:, j], dtype=np.float64).copy()
+        if dataset.task in ("mlc", "hmlc"):
+            y[~dataset.labeled] = np.nan
+            cats: tuple[str, ...] = ("0", "1")
+        else:
+            cats = dataset.targets[j].categories
+        sub = replace(dataset, task="classification", Y=y[:, None], hierarchy=None,
+                      targets=[Attribute(dataset.target_names[j], "nominal", tuple(cats))],
+                      labeled=~np.isnan(y))
+        res = _relief(sub, iterations, neighbours, sigma, seed=seed, jobs=jobs, prep=prep)
+        for o, r in zip(out, res):
+            o.per_target[j] = r.importances
+
+
+def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w0=0.75,
+            weight_aggregate="sum", per_target=False, unlabeled="ssl",
+            influence=(0.5, 1.0), seed=0, jobs=1, prep=None) -> list[ReliefResult]:
+    K_ = _kernels()
+    iterations = list(iterations) if isinstance(iterations, (list, tuple)) else [iterations]
+    neighbours = [int(k) for k in neighbours]
+    sigma = [float(s) for s in sigma]
+    if any(k < 1 for k in neighbours):
+        raise ConfigError("parameter 'neighbours' must be >= 1")
+    if any(s < 0 for s in sigma):
+        raise ConfigError("parameter 'sigma' must be >= 0")
+    if unlabeled not in ("ssl", "ignore"):
+        raise ConfigError(f"bad value {unlabeled!r} for parameter 'unlabeled' (ssl, ignore)")
+    jobs = (os.cpu_count() or 1) if jobs is None or jobs <= 0 else int(jobs)
+    n, F = dataset.X.shape
+    if F == 0:
+        raise ConfigError("the data set has no descriptive features")
+    labeled = np.asarray(dataset.labeled, dtype=bool)
+    task = dataset.task
+    if task == "unsupervised" or dataset.Y is None:
+        mode = "urelief"
+    elif task == "classification" and (labeled.all() or unlabeled == "ignore"):
+        mode = "relieff"
+    elif labeled.all() or unlabeled == "ignore":
+        mode = "rrelieff"
+    elif not labeled.any():
+        mode = "urelief"      # SSL with no labels degenerates to URelief (spec-ssl-unsup §3.3)
+    else:
+        mode = "ssl"
+    if mode == "relieff":
+        y = dataset.Y[:, 0]
+        labeled = labeled & ~np.isnan(y)
+    fmeta, Xc, sp = prep if prep is not None else _prepare(dataset, "auto")
+    kmax = max(neighbours)
+    # supervised: rows without targets are neither sampled nor neighbours (CLUS
+    # shouldUseTuple); they still count for the descriptive ranges
+    supervised = mode in ("relieff", "rrelieff")
+    eligible = np.flatnonzero(labeled) if supervised else np.arange(n)
+    n_el = eligible.size
+    counts = [iteration_count(v, n_el) for v in iterations]
+    if n_el == 0:
+        raise ConfigError("no examples to sample (every target is unknown)")
+    m = max(counts)
+    perm = np.random.default_rng(seed).permutation(eligible)
+    rows = np.ascontiguousarray(perm[:m], dtype=np.int32)
+    snaps = np.array(sorted(set(counts)), dtype=np.int32)
+
+    # -- neighbour groups ----------------------------------------------------------------
+    if mode == "relieff":
+        codes = dataset.Y[:, 0]
+        n_cls = len(dataset.targets[0].categories) if dataset.targets else 0
+        n_cls = max(n_cls, int(np.nanmax(codes)) + 1)
+        group = np.where(labeled, np.nan_to_num(codes, nan=-1), -1).astype(np.int32)
+        G = n_cls
+    else:
+        group = np.where(labeled | (not supervised), 0, -1).astype(np.int32)
+        G = 1
+    nbr, dist, cnt = K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, rows, group,
+                               G, kmax, jobs, sp)
+
+    # -- slot layout: slot p = g * kmax + l; class c = bucket(avail) * kmax + l ------------
+    P = G * kmax
+    avail_vals = np.unique(cnt)
+    bidx = np.searchsorted(avail_vals, cnt)                       # (m, G)
+    ell = np.arange(kmax)
+    slot_c = (bidx[:, :, None] * kmax + ell[None, None, :]).reshape(m, P).astype(np.int32)
+    slot_nbr = nbr.reshape(m, P)
+    C = len(avail_vals) * kmax
+    meta: dict[str, Any] = {"variant": mode, "n_examples": n, "sparse_search": sp is not None,
+                            "insufficient_neighbours": int((cnt < kmax).any(axis=1).sum())}
+
+    if mode == "relieff":
+        prior = np.bincount(group[labeled], minlength=G).astype(np.float64)
+        prior /= prior.sum()
+        yr = group[rows]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            coef = np.where(np.arange(G)[None, :] == yr[:, None], -1.0,
+                            prior[None, :] / (1.0 - prior[yr])[:, None])
+        coef = np.nan_to_num(coef, nan=0.0, posinf=0.0, neginf=0.0)
+        slot_w = np.repeat(coef, kmax, axis=1)
+        slot_w = np.ascontiguousarray(np.where(slot_nbr >= 0, slot_w, 0.0))
+        slot_dy = np.zeros((m, P, 0))
+        Gacc, _ = K_.accumulate(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, rows,
+                                np.ascontiguousarray(slot_nbr), slot_c, slot_w, slot_dy,
+                                snaps, C, jobs)
+        out = []
+        for v, cnt_i in zip(iterations, counts):
+            s = int(np.searchsorted(snaps, cnt_i))
+            for k in neighbours:
+                for sg in sigma:
+                    W = _class_weights(avail_vals, kmax, k, sg)
+                    imp = W @ Gacc[s] / cnt_i
+                    out.append(ReliefResult(v, cnt_i, k, sg, imp, None, dict(meta)))
+        return out
+
+    # -- regression form: RReliefF / MTR / MLC / HMLC / SSL / URelief ---------------------
+    valid = slot_nbr >= 0
+    ra = np.repeat(rows, P).reshape(m, P)
+    rb = np.where(valid, slot_nbr, 0)
+    pw = np.ones((m, P))
+    if mode == "ssl":
+        omega = _influence(K_, Xc, fmeta, labeled, influence, jobs, sp)
+        pw = omega[ra] * omega[rb]
+        meta["influence"] = list(influence)
+    pw = np.where(valid, pw, 0.0)
+    dx = dist.reshape(m, P)
+    if mode == "urelief":
+        dy = dx[:, :, None].copy()
+        if per_target:
+            raise ConfigError("per-target Relief needs targets (the task is unsupervised)")
+    else:
+        td = _TargetDistance(dataset, distance, w0, weight_aggregate, per_target,
+                             np.flatnonzero(labeled))
+        meta["distance"] = td.distance
+        Q = 1 + td.n_per
+        dy = np.zeros((m, P, Q))
+        fa, fb = ra[valid], rb[valid]
+        both = labeled[fa] & labeled[fb]
+        vals = np.zeros((fa.size, Q))
+        step = max(1, 4_000_000 // max(1, dataset.Y.shape[1]))
+        for s0 in range(0, fa.size, step):
+            d0, dper = td(fa[s0:s0 + step], fb[s0:s0 + step], jobs)
+            vals[s0:s0 + step, 0] = d0
+            if dper is not None:
+                vals[s0:s0 + step, 1:] = dper
+        if mode == "ssl":   # d_Y between labeled pairs, d_X otherwise (Alg. 3.2)
+            vals = np.where(both[:, None], vals, dx[valid][:, None])
+        dy[valid] = vals
+        if hasattr(td, "U"):
+            meta["hmlc_U"] = td.U
+    dy = np.ascontiguousarray(dy)
+    need = len(snaps) * (dy.shape[2] + 1) * C * F * 8
+    if need > 4e9:
+        raise ConfigError(
+            f"Relief accumulators would need {need / 1e9:.1f} GB ({len(snaps)} iteration "
+            f"values x {dy.shape[2]} target distances x {C} neighbour slots x {F} features); "
+            "use fewer iteration values, fewer neighbours or per_target=false")
+    Gacc, Hacc = K_.accumulate(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, rows,
+                               np.ascontiguousarray(slot_nbr), slot_c,
+                               np.ascontiguousarray(pw), dy, snaps, C, jobs)
+    Q = dy.shape[2]
+    # per-class sums of w (normaliser) and w * d_Y, per snapshot, in permutation order
+    Ssum = np.zeros((len(snaps), C))
+    Tsum = np.zeros((len(snaps), Q, C))
+    flat_c = slot_c.ravel()
+    for s, mm in enumerate(snaps):
+        lim = int(mm) * P
+        Ssum[s] = np.bincount(flat_c[:lim], weights=pw.ravel()[:lim], minlength=C)
+        for q in range(Q):
+            Tsum[s, q] = np.bincount(flat_c[:lim], weights=(pw * dy[:, :, q]).ravel()[:lim],
+                                     minlength=C)
+    out = []
+    for v, cnt_i in zip(iterations, counts):
+        s = int(np.searchsorted(snaps, cnt_i))
+        for k in neighbours:
+            for sg in sigma:
+                W = _class_weights(avail_vals, kmax, k, sg)
+                S = W @ Ssum[s]
+                dF = W @ Gacc[s]
+                imps = []
+                for q in range(Q):
+                    imps.append(_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S))
+                imp = imps[0]
+                per = np.array(imps[1:]) if Q > 1 else None
+                out.append(ReliefResult(v, cnt_i, k, sg, imp, per, dict(meta)))
+    return out
+
+
+def _class_weights(avail_vals: np.ndarray, kmax: int, k: int, sigma: float) -> np.ndarray:
+    """Weight of every slot class (bucket, rank) for the combination (k, sigma)."""
+    W = np.zeros(len(avail_vals) * kmax)
+    for b, a in enumerate(avail_vals):
+        W[b * kmax:b * kmax + k] = neighbour_weights(k, sigma, int(a))
+    return W
+
+
+def _estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarray:
+    """P(diff x | diff y) - P(diff x | same y); an undefined term is 0 (spec-core A8)."""
+    t1 = dFdT / dT if dT > 0 else np.zeros_like(dF)
+    den = S - dT
+    t2 = (dF - dFdT) / den if den > 0 else np.zeros_like(dF)
+    return t1 - t2
+
+
+def _influence(K_, Xc, fmeta: ColumnMeta, labeled: np.ndarray,
+               influence: tuple[float, float], jobs: int, sp) -> np.ndarray:
+    """SSL instance influence (spec-ssl-unsup §3.2): 1 for labeled rows; unlabeled rows
+    linear in the distance to the nearest labeled row, w1 at the minimum, w0 at the maximum
+    (min/max over the unlabeled rows, the thesis's choice)."""
+    lo, hi = float(influence[0]), float(influence[1])
+    n = labeled.size
+    omega = np.ones(n)
+    unl = np.flatnonzero(~labeled)
+    if unl.size == 0 or labeled.sum() == 0:
+        return omega
+    group = np.where(labeled, 0, -1).astype(np.int32)
+    _, dist, _ = K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm,
+                           unl.astype(np.int32), group, 1, 1, jobs, sp)
+    delta = dist[:, 0, 0]
+    dmin, dmax = delta.min(), delta.max()
+    if dmax - dmin <= 1e-12:
+        omega[unl] = 0.5 * (lo + hi)
+    else:
+        omega[unl] = hi + (lo - hi) * (delta - dmin) / (dmax - dmin)
+    return omega
