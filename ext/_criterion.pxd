@@ -1,0 +1,41 @@
+# The one PCT criterion: weighted, normalised variance over "clustering columns".
+from frcli._ext._utils cimport intp_t, int32_t, int64_t
+
+cdef enum:
+    MODE_COMPLETE = 0   # dense columns, no unknown values
+    MODE_SPARSE01 = 1   # 0/1 columns, no unknown values, rows given as lists of positive columns
+    MODE_MISSING = 2    # dense columns with NaN = unknown (semi-supervised, missing targets)
+
+cdef struct ClusterData:
+    const double* C          # (n, K) row-major; unused in MODE_SPARSE01
+    intp_t K
+    const double* a          # (K,) column weights a_c (normalisers and task weights folded in)
+    int mode
+    const int64_t* indptr    # MODE_SPARSE01: CSR of each row's positive columns
+    const int32_t* indices
+
+cdef struct Stats:
+    double W                 # total weight (|E| with bootstrap multiplicities and fractions)
+    double* s1               # per column: sum of w*y
+    double* s2               # per column: sum of w*y^2 (node totals and MODE_MISSING)
+    double* nk               # per column: known weight (MODE_MISSING)
+    double A2                # MODE_SPARSE01 sweeps: sum_c a_c s1_c^2, kept incrementally
+
+cdef int stats_alloc(Stats* s, intp_t K) noexcept nogil
+cdef void stats_free(Stats* s) noexcept nogil
+cdef void stats_clear(Stats* s, intp_t K) noexcept nogil
+cdef void stats_copy(Stats* dst, const Stats* src, intp_t K) noexcept nogil
+cdef void stats_sub(Stats* dst, const Stats* a, const Stats* b, intp_t K) noexcept nogil
+cdef void stats_iadd(Stats* dst, const Stats* b, intp_t K) noexcept nogil
+cdef void stats_add_row(Stats* s, const ClusterData* cd, intp_t row, double w,
+                        bint second) noexcept nogil
+cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) noexcept nogil
+cdef double stats_A2(const Stats* s, const ClusterData* cd) noexcept nogil
+cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
+                 double* out) noexcept nogil
+cdef void sparse_move(Stats* M, const Stats* T, const ClusterData* cd, intp_t row, double w,
+                      double* A2O) noexcept nogil
+cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
+                         double* est_out) noexcept nogil
+cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,
+                    double* out) noexcept nogil

@@ -1,0 +1,201 @@
+# cython: language_level=3
+"""The single PCT criterion (spec-core §2.3, spec-ssl-unsup §1.1-1.3).
+
+impurity(E) = sum_c a_c Var_known(E, c) over the clustering columns c; the weighted impurity of
+a set is Q(E) = |E| * impurity(E) ("all-examples scaling", spec-ssl-unsup A1) and a split's
+heuristic is h = Q(E) - Q(E_1) - Q(E_2). Per task only the columns and the weights a_c differ
+(frcli/forest.py builds them), so every task shares this code. Three storage modes trade
+generality for speed:
+
+* complete: h = sum_c a_c (s1_L^2/W_L + s1_R^2/W_R - s1^2/W) needs only first moments.
+* sparse 0/1: as complete, with s2 = s1, updates touching only a row's positive columns and
+  sum_c a_c s1_c^2 kept incrementally, so a candidate threshold costs O(1) whatever K is.
+* missing: per-column known weights; a column with fewer than 2 known values in a set (but
+  some unknown) takes its variance from the nearest ancestor ("estimate" rule, spec-ssl A1).
+"""
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset, memcpy
+from libc.math cimport isnan
+
+
+cdef int stats_alloc(Stats* s, intp_t K) noexcept nogil:
+    cdef size_t nb = <size_t>(K if K > 0 else 1) * sizeof(double)
+    s.s1 = <double*>malloc(nb)
+    s.s2 = <double*>malloc(nb)
+    s.nk = <double*>malloc(nb)
+    if s.s1 == NULL or s.s2 == NULL or s.nk == NULL:
+        return -1
+    stats_clear(s, K)
+    return 0
+
+
+cdef void stats_free(Stats* s) noexcept nogil:
+    free(s.s1)
+    free(s.s2)
+    free(s.nk)
+    s.s1 = s.s2 = s.nk = NULL
+
+
+cdef void stats_clear(Stats* s, intp_t K) noexcept nogil:
+    s.W = 0.0
+    s.A2 = 0.0
+    memset(s.s1, 0, K * sizeof(double))
+    memset(s.s2, 0, K * sizeof(double))
+    memset(s.nk, 0, K * sizeof(double))
+
+
+cdef void stats_copy(Stats* dst, const Stats* src, intp_t K) noexcept nogil:
+    dst.W = src.W
+    dst.A2 = src.A2
+    memcpy(dst.s1, src.s1, K * sizeof(double))
+    memcpy(dst.s2, src.s2, K * sizeof(double))
+    memcpy(dst.nk, src.nk, K * sizeof(double))
+
+
+cdef void stats_sub(Stats* dst, const Stats* a, const Stats* b, intp_t K) noexcept nogil:
+    cdef intp_t c
+    dst.W = a.W - b.W
+    for c in range(K):
+        dst.s1[c] = a.s1[c] - b.s1[c]
+        dst.s2[c] = a.s2[c] - b.s2[c]
+        dst.nk[c] = a.nk[c] - b.nk[c]
+
+
+cdef void stats_iadd(Stats* dst, const Stats* b, intp_t K) noexcept nogil:
+    cdef intp_t c
+    dst.W += b.W
+    for c in range(K):
+        dst.s1[c] += b.s1[c]
+        dst.s2[c] += b.s2[c]
+        dst.nk[c] += b.nk[c]
+
+
+cdef void stats_add_row(Stats* s, const ClusterData* cd, intp_t row, double w,
+                        bint second) noexcept nogil:
+    """Add row ``row`` with weight ``w``; ``second`` also updates s2 (not needed in sweeps
+    of the complete and sparse modes, whose heuristics use first moments only)."""
+    cdef intp_t c, K = cd.K
+    cdef const double* y
+    cdef double v
+    cdef int64_t j
+    s.W += w
+    if cd.mode == MODE_SPARSE01:
+        for j in range(cd.indptr[row], cd.indptr[row + 1]):
+            s.s1[cd.indices[j]] += w
+        return
+    y = cd.C + row * K
+    if cd.mode == MODE_COMPLETE:
+        if second:
+            for c in range(K):
+                s.s1[c] += w * y[c]
+                s.s2[c] += w * y[c] * y[c]
+        else:
+            for c in range(K):
+                s.s1[c] += w * y[c]
+        return
+    for c in range(K):
+        v = y[c]
+        if not isnan(v):
+            s.s1[c] += w * v
+            s.s2[c] += w * v * v
+            s.nk[c] += w
+
+
+cdef inline double _var(double s1, double s2, double nk, double W, double est) noexcept nogil:
+    cdef double m, v
+    if nk < 2.0 and nk < W:        # too few known values to estimate: inherit (spec-ssl A1)
+        return est
+    if nk <= 0.0:
+        return 0.0
+    m = s1 / nk
+    v = s2 / nk - m * m
+    return v if v > 0.0 else 0.0
+
+
+cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) noexcept nogil:
+    """Q(E) = |E| * impurity(E), from the full statistics (s2 included)."""
+    cdef intp_t c
+    cdef double q = 0.0, t
+    if s.W <= 0.0:
+        return 0.0
+    if cd.mode == MODE_MISSING:
+        for c in range(cd.K):
+            q += cd.a[c] * _var(s.s1[c], s.s2[c], s.nk[c], s.W, est[c])
+        return q * s.W
+    for c in range(cd.K):
+        t = (s.s1[c] if cd.mode == MODE_SPARSE01 else s.s2[c]) - s.s1[c] * s.s1[c] / s.W
+        if t > 0.0:
+            q += cd.a[c] * t
+    return q
+
+
+cdef double stats_A2(const Stats* s, const ClusterData* cd) noexcept nogil:
+    cdef intp_t c
+    cdef double t = 0.0
+    for c in range(cd.K):
+        t += cd.a[c] * s.s1[c] * s.s1[c]
+    return t
+
+
+cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
+                 double* out) noexcept nogil:
+    """h of splitting T into S and T - S; ``out`` (if not NULL) receives each column's share."""
+    cdef intp_t c
+    cdef double WS = S.W, WT = T.W, WO = T.W - S.W, h = 0.0, t, sO, vT, vS, vO
+    if WS <= 0.0 or WO <= 0.0:
+        if out != NULL:
+            memset(out, 0, cd.K * sizeof(double))
+        return 0.0
+    if cd.mode != MODE_MISSING:
+        for c in range(cd.K):
+            sO = T.s1[c] - S.s1[c]
+            t = cd.a[c] * (S.s1[c] * S.s1[c] / WS + sO * sO / WO - T.s1[c] * T.s1[c] / WT)
+            h += t
+            if out != NULL:
+                out[c] = t
+        return h
+    for c in range(cd.K):
+        vT = _var(T.s1[c], T.s2[c], T.nk[c], WT, est[c])
+        vS = _var(S.s1[c], S.s2[c], S.nk[c], WS, est[c])
+        vO = _var(T.s1[c] - S.s1[c], T.s2[c] - S.s2[c], T.nk[c] - S.nk[c], WO, est[c])
+        t = cd.a[c] * (WT * vT - WS * vS - WO * vO)
+        h += t
+        if out != NULL:
+            out[c] = t
+    return h
+
+
+cdef void sparse_move(Stats* M, const Stats* T, const ClusterData* cd, intp_t row, double w,
+                      double* A2O) noexcept nogil:
+    """Move a row from the other side (T - M) to M, keeping both sides' sum a_c s1_c^2."""
+    cdef int64_t j
+    cdef int32_t c
+    cdef double oM, oO, a
+    M.W += w
+    for j in range(cd.indptr[row], cd.indptr[row + 1]):
+        c = cd.indices[j]
+        a = cd.a[c]
+        oM = M.s1[c]
+        oO = T.s1[c] - oM
+        M.s1[c] = oM + w
+        M.A2 += a * (2.0 * oM * w + w * w)
+        A2O[0] += a * (-2.0 * oO * w + w * w)
+
+
+cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
+                         double* est_out) noexcept nogil:
+    """Per-column variance of a node, or the ancestor's where it cannot be estimated."""
+    cdef intp_t c
+    for c in range(cd.K):
+        est_out[c] = _var(s.s1[c], s.s2[c], s.nk[c], s.W, est_parent[c])
+
+
+cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,
+                    double* out) noexcept nogil:
+    """Leaf prototype: per-column mean over known values (the ancestor's where none is known)."""
+    cdef intp_t c
+    for c in range(cd.K):
+        if cd.mode == MODE_MISSING:
+            out[c] = s.s1[c] / s.nk[c] if s.nk[c] > 0.0 else parent_proto[c]
+        else:
+            out[c] = s.s1[c] / s.W if s.W > 0.0 else parent_proto[c]

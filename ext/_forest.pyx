@@ -1,0 +1,554 @@
+# cython: language_level=3
+"""Ensembles of PCTs: bootstrap, per-tree seeds, parallel growth, OOB permutation scores.
+
+Trees are grown in batches by OpenMP threads without the GIL; each tree draws everything (its
+bag, node feature subsets, extra-trees tests, permutations) from its own xorshift stream seeded
+by ``seeds[t]``, and per-tree results are summed in tree order after each batch, so the
+forest and every score are identical for any number of threads.
+
+Random Forest score (spec-core §4.3): per tree, Err on its out-of-bag rows with the tree
+itself; for each feature the tree uses (others score exactly 0), permute that feature's values
+among the OOB rows and re-route them: only rows whose path tests that feature (an inverted
+index feature -> rows, built once per tree) and whose leaf or route then changes contribute,
+their error always measured against the true values; add (Err_i - Err)/Err. A tree with Err = 0 adds 0 and is
+counted. Err = sum_b alpha_b mean_{rows with b known} e_b over "error blocks" b: squared error
+of a numeric column, 0/1 error of a nominal block (argmax of its one-hot prototype) or of a
+0/1 label (prototype >= 1/2). With ``acc_den`` (classification) the denominator is the
+accuracy 1 - Err, as the thesis defines the score on accuracy.
+"""
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset, memcpy
+from libc.math cimport isnan
+
+from frcli._ext._utils cimport (intp_t, int32_t, int64_t, uint8_t, uint64_t, seed_state,
+                                rand_int, grow)
+from frcli._ext._criterion cimport ClusterData
+from frcli._ext._splitter cimport Splitter, splitter_init, splitter_free
+from frcli._ext._tree cimport TreeData, build_tree, tree_free, tree_leaf, tree_to_dict
+
+cnp.import_array()
+
+
+cdef struct ErrSpec:
+    intp_t B
+    const int32_t* kind      # 0 numeric, 1 nominal block, 2 binary label
+    const int32_t* col
+    const int32_t* ncat
+    const double* alpha
+    const int32_t* group     # per-target group or -1
+    intp_t G
+    const double* truth      # (n, B)
+    const double* offset     # (K,) added to prototypes before thresholding labels
+    bint acc_den
+
+
+cdef struct Ctx:
+    const double* Xt
+    intp_t n
+    intp_t F
+    const int32_t* ncat
+    ClusterData cd
+    const double* est0
+    const int32_t* col_group
+    intp_t G
+    intp_t max_features
+    double min_leaf
+    bint extra
+    bint bootstrap
+    bint keep_values
+    bint rf_score
+    ErrSpec es
+    const uint64_t* seeds
+
+
+cdef inline double _row_err(const ErrSpec* es, intp_t b, intp_t row, const double* pred,
+                            double y) noexcept nogil:
+    cdef intp_t c = es.col[b], j, arg
+    cdef double d, mx
+    if es.kind[b] == 0:
+        d = y - pred[c]
+        return d * d
+    if es.kind[b] == 2:
+        return 1.0 if ((pred[c] + es.offset[c] >= 0.5) != (y >= 0.5)) else 0.0
+    arg = 0
+    mx = pred[c]
+    for j in range(1, es.ncat[b]):
+        if pred[c + j] > mx:
+            mx = pred[c + j]
+            arg = j
+    return 0.0 if <double>arg == y else 1.0
+
+
+cdef inline int _side(const TreeData* t, intp_t node, double v) noexcept nogil:
+    """0 left, 1 right, 2 missing (both branches), as the tree routes predictions."""
+    cdef intp_t k = t.ncat[t.feature[node]]
+    if isnan(v):
+        return 2
+    if k == 0:
+        return 0 if v <= t.threshold[node] else 1
+    if v < 0 or v >= k:
+        return 2
+    return 0 if t.cats[t.offset[node] + <intp_t>v] else 1
+
+
+cdef intp_t _route_list(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
+                        double v_over, int32_t* nodes, double* ws, intp_t* stk_n,
+                        double* stk_w) noexcept nogil:
+    """The (leaf, weight) pairs x reaches, in tree_mix's order (missing: both branches)."""
+    cdef intp_t n_stk = 1, node, g, cnt = 0
+    cdef double w, pl, v
+    cdef int side
+    stk_n[0] = 0
+    stk_w[0] = 1.0
+    while n_stk > 0:
+        n_stk -= 1
+        node = stk_n[n_stk]
+        w = stk_w[n_stk]
+        while t.feature[node] >= 0:
+            g = t.feature[node]
+            v = v_over if g == f_over else x[g * stride]
+            side = _side(t, node, v)
+            if side == 2:
+                pl = t.p_left[node]
+                stk_n[n_stk] = t.right[node]
+                stk_w[n_stk] = w * (1.0 - pl)
+                n_stk += 1
+                w *= pl
+                node = t.left[node]
+            else:
+                node = t.left[node] if side == 0 else t.right[node]
+        nodes[cnt] = <int32_t>node
+        ws[cnt] = w
+        cnt += 1
+    return cnt
+
+
+cdef const double* _mix(const TreeData* t, const int32_t* nodes, const double* ws, intp_t cnt,
+                        double* out) noexcept nogil:
+    cdef intp_t i, c, K = t.K
+    cdef const double* val
+    memset(out, 0, K * sizeof(double))
+    for i in range(cnt):
+        val = t.values + t.offset[nodes[i]] * K
+        for c in range(K):
+            out[c] += ws[i] * val[c]
+    return out
+
+
+cdef intp_t _path_features(const TreeData* t, const double* x, intp_t stride, intp_t* stk,
+                           intp_t* stamp, intp_t j, int32_t* out) noexcept nogil:
+    """Distinct features tested on x's path(s) (missing values follow both branches); only
+    these features' permutations can change x's prediction."""
+    cdef intp_t n_stk = 1, node, g, cnt = 0
+    cdef int side
+    stk[0] = 0
+    while n_stk > 0:
+        n_stk -= 1
+        node = stk[n_stk]
+        while t.feature[node] >= 0:
+            g = t.feature[node]
+            if stamp[g] != j:
+                stamp[g] = j
+                out[cnt] = <int32_t>g
+                cnt += 1
+            side = _side(t, node, x[g * stride])
+            if side == 2:
+                stk[n_stk] = t.right[node]
+                n_stk += 1
+                node = t.left[node]
+            else:
+                node = t.left[node] if side == 0 else t.right[node]
+    return cnt
+
+
+cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, uint64_t* rng,
+                     double* rf_acc, double* rf_pt, int* zero_err) noexcept nogil:
+    """Add this tree's permutation-score terms to rf_acc (F) and rf_pt (G, F)."""
+    cdef const ErrSpec* es = &ctx.es
+    cdef intp_t n = ctx.n, F = ctx.F, B = es.B, G = es.G, K = t.K
+    cdef intp_t n_oob = 0, i, j, b, f, g, r, nl, row
+    cdef int32_t* oob = NULL
+    cdef int32_t* perm = NULL
+    cdef intp_t* leaf = NULL
+    cdef intp_t* stk_n = NULL
+    cdef double* stk_w = NULL
+    cdef double* buf = NULL
+    cdef double* buf2 = NULL
+    cdef double* esum = NULL
+    cdef double* nk = NULL
+    cdef double* delta = NULL
+    cdef double* gerr = NULL
+    cdef double* gden = NULL
+    cdef uint8_t* used = NULL
+    cdef int32_t* rnodes = NULL     # base routes of rows whose path splits (missing values)
+    cdef double* rws = NULL
+    cdef intp_t cap_rn = 0, cap_rw = 0, n_r = 0, cnt
+    cdef intp_t* roff = NULL
+    cdef intp_t* rlen = NULL
+    cdef int32_t* tnodes = NULL
+    cdef double* tws = NULL
+    cdef bint same
+    cdef intp_t* fstart = NULL      # OOB rows whose path(s) test feature f: frows[fstart[f]:]
+    cdef intp_t* stamp = NULL
+    cdef int32_t* frows = NULL
+    cdef intp_t q, tot
+    cdef const double* pb
+    cdef const double* pn
+    cdef double y, err, errf, den, v, tmpd
+    cdef int rc = -1
+    cdef int32_t tmp
+    cdef intp_t c
+    cdef bint pos_b, pos_n, all_labels = True
+    for b in range(B):
+        if es.kind[b] != 2:
+            all_labels = False
+    for i in range(n):
+        if counts[i] == 0:
+            n_oob += 1
+    if n_oob == 0:
+        return 0
+    oob = <int32_t*>malloc(n_oob * sizeof(int32_t))
+    perm = <int32_t*>malloc(n_oob * sizeof(int32_t))
+    leaf = <intp_t*>malloc(n_oob * sizeof(intp_t))
+    stk_n = <intp_t*>malloc((t.n_nodes + 1) * sizeof(intp_t))
+    stk_w = <double*>malloc((t.n_nodes + 1) * sizeof(double))
+    buf = <double*>malloc((K + 1) * sizeof(double))
+    buf2 = <double*>malloc((K + 1) * sizeof(double))
+    esum = <double*>calloc(B + 1, sizeof(double))
+    nk = <double*>calloc(B + 1, sizeof(double))
+    delta = <double*>calloc(B + 1, sizeof(double))
+    gerr = <double*>calloc(G + 1, sizeof(double))
+    gden = <double*>calloc(G + 1, sizeof(double))
+    used = <uint8_t*>calloc(F + 1, 1)
+    roff = <intp_t*>calloc(n_oob + 1, sizeof(intp_t))
+    rlen = <intp_t*>calloc(n_oob + 1, sizeof(intp_t))
+    tnodes = <int32_t*>malloc((t.n_nodes + 1) * sizeof(int32_t))
+    tws = <double*>malloc((t.n_nodes + 1) * sizeof(double))
+    if (roff == NULL or rlen == NULL or tnodes == NULL or tws == NULL):
+        rc = -1
+    elif (oob == NULL or perm == NULL or leaf == NULL or stk_n == NULL or stk_w == NULL
+            or buf == NULL or buf2 == NULL or esum == NULL or nk == NULL or delta == NULL
+            or gerr == NULL or gden == NULL or used == NULL):
+        rc = -1
+    else:
+        j = 0
+        for i in range(n):
+            if counts[i] == 0:
+                oob[j] = <int32_t>i
+                j += 1
+        # base errors
+        for j in range(n_oob):
+            row = oob[j]
+            leaf[j] = tree_leaf(t, ctx.Xt + row, n, -1, 0.0)
+            if leaf[j] >= 0:
+                pb = t.values + t.offset[leaf[j]] * K
+            else:
+                cnt = _route_list(t, ctx.Xt + row, n, -1, 0.0, tnodes, tws, stk_n, stk_w)
+                if (grow(<void**>&rnodes, &cap_rn, n_r + cnt, sizeof(int32_t))
+                        or grow(<void**>&rws, &cap_rw, n_r + cnt, sizeof(double))):
+                    rc = -2
+                    break
+                memcpy(rnodes + n_r, tnodes, cnt * sizeof(int32_t))
+                memcpy(rws + n_r, tws, cnt * sizeof(double))
+                roff[j] = n_r
+                rlen[j] = cnt
+                n_r += cnt
+                pb = _mix(t, tnodes, tws, cnt, buf)
+            for b in range(B):
+                y = es.truth[row * B + b]
+                if not isnan(y):
+                    esum[b] += _row_err(es, b, row, pb, y)
+                    nk[b] += 1.0
+        if rc == -2:
+            rc = -1
+        else:
+            err = 0.0
+            for b in range(B):
+                if nk[b] > 0.0:
+                    err += es.alpha[b] * esum[b] / nk[b]
+                if G > 0 and es.group[b] >= 0 and nk[b] > 0.0:
+                    gerr[es.group[b]] += esum[b] / nk[b]
+            den = (1.0 - err) if es.acc_den else err
+            for g in range(G):
+                gden[g] = (1.0 - gerr[g]) if es.acc_den else gerr[g]
+            if not den > 1e-300:
+                zero_err[0] = 1
+            for i in range(t.n_nodes):
+                if t.feature[i] >= 0:
+                    used[t.feature[i]] = 1
+            # inverted index feature -> the OOB rows it can re-route (spec-core §4.3)
+            fstart = <intp_t*>calloc(F + 2, sizeof(intp_t))
+            stamp = <intp_t*>malloc((F + 1) * sizeof(intp_t))
+            if fstart == NULL or stamp == NULL:
+                rc = -2
+            else:
+                for f in range(F):
+                    stamp[f] = -1
+                for j in range(n_oob):
+                    cnt = _path_features(t, ctx.Xt + oob[j], n, stk_n, stamp, j, tnodes)
+                    for i in range(cnt):
+                        fstart[tnodes[i] + 1] += 1
+                for f in range(F):
+                    fstart[f + 1] += fstart[f]
+                tot = fstart[F]
+                frows = <int32_t*>malloc((tot + 1) * sizeof(int32_t))
+                if frows == NULL:
+                    rc = -2
+                else:
+                    for f in range(F):
+                        stamp[f] = -1
+                    for j in range(n_oob):
+                        cnt = _path_features(t, ctx.Xt + oob[j], n, stk_n, stamp, j, tnodes)
+                        for i in range(cnt):
+                            frows[fstart[tnodes[i]]] = <int32_t>j
+                            fstart[tnodes[i]] += 1
+                    for f in range(F, 0, -1):      # shift back: fstart[f] = start of f
+                        fstart[f] = fstart[f - 1]
+                    fstart[0] = 0
+            for f in range(F):
+                if not used[f] or rc == -2:
+                    continue
+                for j in range(n_oob):
+                    perm[j] = oob[j]
+                for j in range(n_oob - 1, 0, -1):
+                    r = rand_int(rng, j + 1)
+                    tmp = perm[j]
+                    perm[j] = perm[r]
+                    perm[r] = tmp
+                memset(delta, 0, B * sizeof(double))
+                for q in range(fstart[f], fstart[f + 1]):
+                    j = frows[q]
+                    row = oob[j]
+                    v = ctx.Xt[f * n + perm[j]]
+                    if leaf[j] < 0:
+                        # a missing value splits this row's path: compare whole routes
+                        cnt = _route_list(t, ctx.Xt + row, n, f, v, tnodes, tws, stk_n, stk_w)
+                        same = cnt == rlen[j]
+                        if same:
+                            for i in range(cnt):
+                                if tnodes[i] != rnodes[roff[j] + i] or tws[i] != rws[roff[j] + i]:
+                                    same = False
+                                    break
+                        if same:
+                            continue
+                        pb = _mix(t, rnodes + roff[j], rws + roff[j], rlen[j], buf)
+                        pn = _mix(t, tnodes, tws, cnt, buf2)
+                    else:
+                        nl = tree_leaf(t, ctx.Xt + row, n, f, v)
+                        if nl >= 0 and nl == leaf[j]:
+                            continue
+                        pb = t.values + t.offset[leaf[j]] * K
+                        if nl >= 0:
+                            pn = t.values + t.offset[nl] * K
+                        else:
+                            cnt = _route_list(t, ctx.Xt + row, n, f, v, tnodes, tws, stk_n, stk_w)
+                            pn = _mix(t, tnodes, tws, cnt, buf2)
+                    if all_labels:      # only labels whose thresholded prediction flips matter
+                        for b in range(B):
+                            c = es.col[b]
+                            pos_b = pb[c] + es.offset[c] >= 0.5
+                            pos_n = pn[c] + es.offset[c] >= 0.5
+                            if pos_b == pos_n:
+                                continue
+                            y = es.truth[row * B + b]
+                            if not isnan(y):
+                                delta[b] += 1.0 if pos_n != (y >= 0.5) else -1.0
+                        continue
+                    for b in range(B):
+                        y = es.truth[row * B + b]
+                        if not isnan(y):
+                            delta[b] += _row_err(es, b, row, pn, y) - _row_err(es, b, row, pb, y)
+                if den > 1e-300:
+                    errf = 0.0
+                    for b in range(B):
+                        if nk[b] > 0.0:
+                            errf += es.alpha[b] * delta[b] / nk[b]
+                    rf_acc[f] += errf / den
+                if rf_pt != NULL and G > 0:
+                    for b in range(B):
+                        g = es.group[b]
+                        if g >= 0 and nk[b] > 0.0 and gden[g] > 1e-300:
+                            rf_pt[g * F + f] += delta[b] / nk[b] / gden[g]
+            if rc != -2:
+                rc = 0
+    free(oob)
+    free(perm)
+    free(leaf)
+    free(stk_n)
+    free(stk_w)
+    free(buf)
+    free(buf2)
+    free(esum)
+    free(nk)
+    free(delta)
+    free(gerr)
+    free(gden)
+    free(used)
+    free(rnodes)
+    free(rws)
+    free(roff)
+    free(rlen)
+    free(tnodes)
+    free(tws)
+    free(fstart)
+    free(stamp)
+    free(frows)
+    if rc == -2:
+        rc = -1
+    return rc
+
+
+cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, double* rf_acc,
+                   double* rf_pt, int* zero_err) noexcept nogil:
+    cdef intp_t n = ctx.n, i, m = 0
+    cdef uint64_t rng = seed_state(ctx.seeds[t])
+    cdef int32_t* counts = <int32_t*>calloc(n + 1, sizeof(int32_t))
+    cdef int32_t* idx0 = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    cdef double* wt0 = <double*>malloc((n + 1) * sizeof(double))
+    cdef Splitter sp
+    cdef int rc = -1
+    memset(&sp, 0, sizeof(Splitter))
+    if counts != NULL and idx0 != NULL and wt0 != NULL:
+        if ctx.bootstrap:
+            for i in range(n):
+                counts[rand_int(&rng, n)] += 1
+        else:
+            for i in range(n):
+                counts[i] = 1
+        for i in range(n):
+            if counts[i] > 0:
+                idx0[m] = <int32_t>i
+                wt0[m] = counts[i]
+                m += 1
+        if splitter_init(&sp, ctx.Xt, n, ctx.F, ctx.ncat, &ctx.cd, ctx.max_features,
+                         ctx.min_leaf, ctx.extra,
+                         ctx.seeds[t] + <uint64_t>0x632BE59BD9B4E019ULL) == 0:
+            if build_tree(&sp, tree, idx0, wt0, m, ctx.est0, pt_acc, ctx.col_group,
+                          ctx.keep_values or ctx.rf_score) == 0:
+                rc = 0
+                if ctx.rf_score:
+                    rc = _oob_scores(ctx, tree, counts, &rng, rf_acc, rf_pt, zero_err)
+                if not ctx.keep_values and tree.values != NULL:
+                    free(tree.values)
+                    tree.values = NULL
+    splitter_free(&sp)
+    free(counts)
+    free(idx0)
+    free(wt0)
+    return rc
+
+
+def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
+                const double[:, ::1] C, const double[::1] a, int mode,
+                const int64_t[::1] indptr, const int32_t[::1] indices,
+                const double[::1] est0, const int32_t[::1] col_group, intp_t G,
+                const uint64_t[::1] seeds, intp_t max_features, double min_leaf,
+                bint extra, bint bootstrap, bint keep_values, int jobs,
+                bint rf_score=False, err_spec=None, bint per_target=False):
+    """Grow ``len(seeds)`` PCTs; returns a dict (trees, sums over trees of the scores).
+
+    Xt: (F, n) features, feature-major. C: (n, K) clustering columns (any shape (., K) in the
+    sparse mode, where indptr/indices list each row's positive columns). a: (K,) weights.
+    est0: (K,) training variances. col_group: (K,) per-target group of each column (-1 none),
+    G groups. err_spec: dict of the OOB error blocks (kind, col, ncat, alpha, group, truth,
+    offset, acc_den) when rf_score.
+    """
+    cdef intp_t n = Xt.shape[1], F = Xt.shape[0], K = a.shape[0], T = seeds.shape[0]
+    cdef intp_t batch, b0, nb, i, j
+    cdef Ctx ctx
+    cdef int nj = max(1, jobs)
+    memset(&ctx, 0, sizeof(Ctx))
+    ctx.Xt = &Xt[0, 0]
+    ctx.n = n
+    ctx.F = F
+    ctx.ncat = &ncat[0]
+    ctx.cd.C = &C[0, 0]
+    ctx.cd.K = K
+    ctx.cd.a = &a[0]
+    ctx.cd.mode = mode
+    ctx.cd.indptr = &indptr[0]
+    ctx.cd.indices = &indices[0]
+    ctx.est0 = &est0[0]
+    ctx.col_group = &col_group[0]
+    ctx.G = G if per_target else 0
+    ctx.max_features = max_features
+    ctx.min_leaf = min_leaf
+    ctx.extra = extra
+    ctx.bootstrap = bootstrap
+    ctx.keep_values = keep_values
+    ctx.rf_score = rf_score
+    ctx.seeds = &seeds[0]
+    cdef const int32_t[::1] e_kind, e_col, e_ncat, e_group
+    cdef const double[::1] e_alpha, e_off
+    cdef const double[:, ::1] e_truth
+    if rf_score:
+        e_kind = err_spec["kind"]
+        e_col = err_spec["col"]
+        e_ncat = err_spec["ncat"]
+        e_group = err_spec["group"]
+        e_alpha = err_spec["alpha"]
+        e_off = err_spec["offset"]
+        e_truth = err_spec["truth"]
+        ctx.es.B = e_kind.shape[0]
+        ctx.es.kind = &e_kind[0]
+        ctx.es.col = &e_col[0]
+        ctx.es.ncat = &e_ncat[0]
+        ctx.es.group = &e_group[0]
+        ctx.es.alpha = &e_alpha[0]
+        ctx.es.offset = &e_off[0]
+        ctx.es.truth = &e_truth[0, 0]
+        ctx.es.G = G if per_target else 0
+        ctx.es.acc_den = bool(err_spec["acc_den"])
+    Gp = G if per_target else 0
+    # a batch's per-tree accumulators stay under ~128 MB
+    per_tree = max(1, 2 * Gp * F + F) * 8
+    batch = max(nj, min(T, max(1, (128 << 20) // per_tree)))
+    batch = min(batch, T) if T > 0 else 1
+    cdef TreeData* trees = <TreeData*>calloc(batch, sizeof(TreeData))
+    pt = np.zeros((batch, max(Gp, 1), F))
+    rfa = np.zeros((batch, F))
+    rfp = np.zeros((batch, max(Gp, 1), F))
+    zero = np.zeros(batch, dtype=np.int32)
+    rcs = np.zeros(batch, dtype=np.int32)
+    cdef double[:, :, ::1] pt_v = pt, rfp_v = rfp
+    cdef double[:, ::1] rfa_v = rfa
+    cdef int[::1] zero_v = zero, rc_v = rcs
+    out_trees = []
+    sum_pt = np.zeros((Gp, F))
+    sum_rf = np.zeros(F)
+    sum_rfp = np.zeros((Gp, F))
+    n_zero = 0
+    try:
+        for b0 in range(0, T, batch):
+            nb = min(batch, T - b0)
+            pt[:] = 0.0
+            rfa[:] = 0.0
+            rfp[:] = 0.0
+            zero[:] = 0
+            rcs[:] = 0
+            with nogil:
+                for i in prange(nb, num_threads=nj, schedule="dynamic", chunksize=1):
+                    rc_v[i] = _one_tree(&ctx, b0 + i, &trees[i],
+                                        &pt_v[i, 0, 0] if Gp > 0 else NULL,
+                                        &rfa_v[i, 0],
+                                        &rfp_v[i, 0, 0] if Gp > 0 else NULL,
+                                        &zero_v[i])
+            if (rcs[:nb] != 0).any():
+                raise MemoryError("out of memory while growing the trees")
+            for i in range(nb):          # tree order: the sums do not depend on threads
+                out_trees.append(tree_to_dict(&trees[i]))
+                tree_free(&trees[i])
+                if Gp > 0:
+                    sum_pt += pt[i, :Gp]
+                    sum_rfp += rfp[i, :Gp]
+                sum_rf += rfa[i]
+                n_zero += int(zero[i])
+    finally:
+        for i in range(batch):
+            tree_free(&trees[i])
+        free(trees)
+    return {"trees": out_trees, "genie3_per_target": sum_pt, "rf": sum_rf,
+            "rf_per_target": sum_rfp, "n_zero_err": n_zero}

@@ -1,0 +1,50 @@
+# Split search for one node: best tests (numeric sweep, greedy nominal subsets) or extra-trees
+# random tests, over a per-node random feature subset.
+from frcli._ext._utils cimport intp_t, int32_t, uint8_t, uint64_t
+from frcli._ext._criterion cimport ClusterData, Stats
+
+cdef struct SplitRecord:
+    intp_t feature           # -1: no valid test
+    double threshold         # numeric: x <= threshold goes left
+    double h                 # heuristic of the test (over the rows whose value is known)
+    double WL                # known weight going left / right (missing rows follow these shares)
+    double WR
+
+cdef struct Splitter:
+    const double* Xt         # (F, n) feature-major copy of X, NaN = missing
+    intp_t n
+    intp_t F
+    const int32_t* ncat      # categories per feature, 0 = numeric
+    intp_t max_ncat
+    const ClusterData* cd
+    intp_t max_features
+    double min_leaf
+    bint extra
+    uint64_t rng
+    int32_t* features
+    double* Xf
+    int32_t* pos
+    int32_t* mpos
+    intp_t cap
+    intp_t cap_pos
+    intp_t cap_mpos
+    Stats tot                # the node's full statistics (set by the builder)
+    Stats tc                 # corrected total: tot minus rows with the feature missing
+    Stats miss
+    Stats mov
+    Stats cur
+    Stats trial
+    Stats* cat
+    uint8_t* cur_cats
+    uint8_t* best_cats       # the winning nominal subset (valid when best is nominal)
+    uint8_t* try_cats
+    const double* est        # the node's variance estimates (MODE_MISSING)
+
+cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
+                       const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,
+                       uint64_t seed) noexcept nogil
+cdef void splitter_free(Splitter* sp) noexcept nogil
+cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
+                    SplitRecord* best) noexcept nogil
+cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats,
+                   double v) noexcept nogil

@@ -1,0 +1,417 @@
+# cython: language_level=3
+"""Split search (spec-core §2.2 and §3; missing values §1.4).
+
+* numeric: one sort of the node's known values, one sweep with incremental statistics, a
+  midpoint threshold between consecutive distinct values. The sweep starts from the end whose
+  constant run is shorter and stops at the other end's run, so a sparse feature whose zeros
+  fill the node costs only its non-zeros.
+* nominal: CLUS's greedy forward subset search (exact for two values).
+* extra trees: one random test per drawn feature (uniform threshold in [min, max]; a random
+  proper subset of the values present, up to 10 draws).
+* rows with the tested value missing are left out of the evaluation ("corrected total").
+* a test is valid only if both sides carry at least ``min_leaf`` weight; the best h > 0 wins,
+  ties keep the first feature evaluated.
+"""
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset, memcpy
+from libc.math cimport isnan, INFINITY
+
+from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
+from frcli._ext._criterion cimport (MODE_SPARSE01, MODE_MISSING, stats_alloc, stats_free,
+                                    stats_clear, stats_copy, stats_sub, stats_iadd, stats_add_row,
+                                    stats_A2, gain, sparse_move)
+
+
+cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
+                       const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,
+                       uint64_t seed) noexcept nogil:
+    cdef intp_t f, K = cd.K, mc = 1
+    memset(sp, 0, sizeof(Splitter))
+    sp.Xt = Xt
+    sp.n = n
+    sp.F = F
+    sp.ncat = ncat
+    sp.cd = cd
+    sp.max_features = max_features if 0 < max_features <= F else F
+    sp.min_leaf = min_leaf - 1e-9   # weights are sums of fractions: compare with slack
+    sp.extra = extra
+    sp.rng = seed_state(seed)
+    for f in range(F):
+        if ncat[f] > mc:
+            mc = ncat[f]
+    sp.max_ncat = mc
+    sp.features = <int32_t*>malloc(F * sizeof(int32_t) + 1)
+    sp.cat = <Stats*>calloc(mc, sizeof(Stats))
+    sp.cur_cats = <uint8_t*>calloc(mc, 1)
+    sp.best_cats = <uint8_t*>calloc(mc, 1)
+    sp.try_cats = <uint8_t*>calloc(mc, 1)
+    if (sp.features == NULL or sp.cat == NULL or sp.cur_cats == NULL or sp.best_cats == NULL
+            or sp.try_cats == NULL):
+        return -1
+    for f in range(F):
+        sp.features[f] = <int32_t>f
+    if (stats_alloc(&sp.tot, K) or stats_alloc(&sp.tc, K) or stats_alloc(&sp.miss, K)
+            or stats_alloc(&sp.mov, K) or stats_alloc(&sp.cur, K) or stats_alloc(&sp.trial, K)):
+        return -1
+    for f in range(mc):
+        if stats_alloc(&sp.cat[f], K):
+            return -1
+    return 0
+
+
+cdef void splitter_free(Splitter* sp) noexcept nogil:
+    cdef intp_t v
+    if sp.cat != NULL:
+        for v in range(sp.max_ncat):
+            stats_free(&sp.cat[v])
+    free(sp.cat)
+    stats_free(&sp.tot)
+    stats_free(&sp.tc)
+    stats_free(&sp.miss)
+    stats_free(&sp.mov)
+    stats_free(&sp.cur)
+    stats_free(&sp.trial)
+    free(sp.features)
+    free(sp.Xf)
+    free(sp.pos)
+    free(sp.mpos)
+    free(sp.cur_cats)
+    free(sp.best_cats)
+    free(sp.try_cats)
+
+
+cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats,
+                   double v) noexcept nogil:
+    """0 = left, 1 = right, 2 = missing (goes down both branches)."""
+    cdef intp_t k = sp.ncat[f]
+    if isnan(v):
+        return 2
+    if k == 0:
+        return 0 if v <= thr else 1
+    if v < 0 or v >= k:
+        return 2
+    return 0 if cats[<intp_t>v] else 1
+
+
+cdef inline double _midpoint(double lo, double hi) noexcept nogil:
+    cdef double t = lo / 2.0 + hi / 2.0
+    if t >= hi or t < lo:
+        t = lo
+    return t
+
+
+cdef intp_t _gather(Splitter* sp, const int32_t* idx, intp_t start, intp_t end, intp_t f,
+                    intp_t* n_miss) noexcept nogil:
+    """Known values of feature f into Xf/pos, positions of missing ones into mpos."""
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef intp_t p, m = 0, nm = 0
+    cdef double v
+    for p in range(start, end):
+        v = col[idx[p]]
+        if isnan(v):
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+        else:
+            sp.Xf[m] = v
+            sp.pos[m] = <int32_t>p
+            m += 1
+    n_miss[0] = nm
+    return m
+
+
+cdef Stats* _corrected_total(Splitter* sp, const int32_t* idx, const double* wt,
+                             intp_t nm) noexcept nogil:
+    cdef intp_t j, p
+    if nm == 0:
+        return &sp.tot
+    stats_clear(&sp.miss, sp.cd.K)
+    for j in range(nm):
+        p = sp.mpos[j]
+        stats_add_row(&sp.miss, sp.cd, idx[p], wt[p], True)
+    stats_sub(&sp.tc, &sp.tot, &sp.miss, sp.cd.K)
+    return &sp.tc
+
+
+cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                        intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t m, nm, j, r0, r1, p
+    cdef Stats* T
+    cdef double h, WM, WO, A2T = 0.0, A2O = 0.0, ml = sp.min_leaf
+    cdef bint sparse = cd.mode == MODE_SPARSE01, second = cd.mode == MODE_MISSING
+    cdef double* Xf = sp.Xf
+    m = _gather(sp, idx, start, end, f, &nm)
+    if m < 2:
+        return
+    sort_by_value(Xf, sp.pos, m)
+    if Xf[0] >= Xf[m - 1]:
+        return
+    T = _corrected_total(sp, idx, wt, nm)
+    if T.W < 2.0 * ml:
+        return
+    r0 = 1
+    while Xf[r0] == Xf[0]:
+        r0 += 1
+    r1 = 1
+    while Xf[m - 1 - r1] == Xf[m - 1]:
+        r1 += 1
+    stats_clear(&sp.mov, cd.K)
+    if sparse:
+        A2T = stats_A2(T, cd)
+        A2O = A2T
+    if r0 <= r1:        # sweep upwards (moving side = left); stop at the run of the maximum
+        for j in range(0, m - r1):
+            p = sp.pos[j]
+            if sparse:
+                sparse_move(&sp.mov, T, cd, idx[p], wt[p], &A2O)
+            else:
+                stats_add_row(&sp.mov, cd, idx[p], wt[p], second)
+            if Xf[j + 1] > Xf[j]:
+                WM = sp.mov.W
+                WO = T.W - WM
+                if WO < ml:
+                    break
+                if WM >= ml:
+                    if sparse:
+                        h = sp.mov.A2 / WM + A2O / WO - A2T / T.W
+                    else:
+                        h = gain(&sp.mov, T, cd, sp.est, NULL)
+                    if h > best.h:
+                        best.feature = f
+                        best.h = h
+                        best.threshold = _midpoint(Xf[j], Xf[j + 1])
+                        best.WL = WM
+                        best.WR = WO
+    else:               # sweep downwards (moving side = right); stop at the run of the minimum
+        j = m - 1
+        while j >= r0:
+            p = sp.pos[j]
+            if sparse:
+                sparse_move(&sp.mov, T, cd, idx[p], wt[p], &A2O)
+            else:
+                stats_add_row(&sp.mov, cd, idx[p], wt[p], second)
+            if Xf[j - 1] < Xf[j]:
+                WM = sp.mov.W
+                WO = T.W - WM
+                if WO < ml:
+                    break
+                if WM >= ml:
+                    if sparse:
+                        h = sp.mov.A2 / WM + A2O / WO - A2T / T.W
+                    else:
+                        h = gain(&sp.mov, T, cd, sp.est, NULL)
+                    if h > best.h:
+                        best.feature = f
+                        best.h = h
+                        best.threshold = _midpoint(Xf[j - 1], Xf[j])
+                        best.WL = WO
+                        best.WR = WM
+            j -= 1
+
+
+cdef intp_t _category_stats(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                            intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
+    """Per-category statistics of feature f; returns the number of values present."""
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef intp_t k = sp.ncat[f], p, v, nm = 0, present = 0
+    cdef double x
+    for v in range(k):
+        stats_clear(&sp.cat[v], sp.cd.K)
+    for p in range(start, end):
+        x = col[idx[p]]
+        if isnan(x) or x < 0 or x >= k:
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+        else:
+            stats_add_row(&sp.cat[<intp_t>x], sp.cd, idx[p], wt[p], True)
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            present += 1
+    nm_out[0] = nm
+    return present
+
+
+cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                        intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t k = sp.ncat[f], v, rv, nA = 0, nm, present
+    cdef Stats* T
+    cdef double h, rb, fbest = -INFINITY, WS, WO, ml = sp.min_leaf
+    present = _category_stats(sp, idx, wt, start, end, f, &nm)
+    if present < 2:
+        return
+    T = _corrected_total(sp, idx, wt, nm)
+    if T.W < 2.0 * ml:
+        return
+    stats_clear(&sp.cur, cd.K)
+    memset(sp.cur_cats, 0, k)
+    if present == 2:        # the single test "x = first value" (greedy would mirror it)
+        for v in range(k):
+            if sp.cat[v].W > 0.0:
+                break
+        stats_iadd(&sp.cur, &sp.cat[v], cd.K)
+        sp.cur_cats[v] = 1
+        WS = sp.cur.W
+        if WS < ml or T.W - WS < ml:
+            return
+        h = gain(&sp.cur, T, cd, sp.est, NULL)
+        if h > best.h:
+            best.feature = f
+            best.h = h
+            best.threshold = 0.0
+            best.WL = WS
+            best.WR = T.W - WS
+            memcpy(sp.best_cats, sp.cur_cats, k)
+        return
+    while True:
+        rb = -INFINITY
+        rv = -1
+        for v in range(k):
+            if sp.cur_cats[v] or sp.cat[v].W <= 0.0:
+                continue
+            stats_copy(&sp.trial, &sp.cur, cd.K)
+            stats_iadd(&sp.trial, &sp.cat[v], cd.K)
+            WS = sp.trial.W
+            WO = T.W - WS
+            if WS < ml or WO < ml:
+                continue
+            h = gain(&sp.trial, T, cd, sp.est, NULL)
+            if h > rb:
+                rb = h
+                rv = v
+        if rv < 0 or rb <= fbest:
+            break
+        sp.cur_cats[rv] = 1
+        stats_iadd(&sp.cur, &sp.cat[rv], cd.K)
+        nA += 1
+        fbest = rb
+        if fbest > best.h:
+            best.feature = f
+            best.h = fbest
+            best.threshold = 0.0
+            best.WL = sp.cur.W
+            best.WR = T.W - sp.cur.W
+            memcpy(sp.best_cats, sp.cur_cats, k)
+        if nA + 1 >= present:
+            break
+
+
+cdef void _random_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                          intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t m, nm, j, p
+    cdef double mn, mx, thr, h, WL, WR
+    cdef Stats* T
+    m = _gather(sp, idx, start, end, f, &nm)
+    if m < 2:
+        return
+    mn = mx = sp.Xf[0]
+    for j in range(1, m):
+        if sp.Xf[j] < mn:
+            mn = sp.Xf[j]
+        elif sp.Xf[j] > mx:
+            mx = sp.Xf[j]
+    if mn >= mx:
+        return
+    thr = mn + rand_uniform(&sp.rng) * (mx - mn)
+    if thr >= mx:
+        thr = mn
+    T = _corrected_total(sp, idx, wt, nm)
+    stats_clear(&sp.mov, cd.K)
+    for j in range(m):
+        if sp.Xf[j] <= thr:
+            p = sp.pos[j]
+            stats_add_row(&sp.mov, cd, idx[p], wt[p], True)
+    WL = sp.mov.W
+    WR = T.W - WL
+    if WL < sp.min_leaf or WR < sp.min_leaf:
+        return
+    h = gain(&sp.mov, T, cd, sp.est, NULL)
+    if h > best.h:
+        best.feature = f
+        best.h = h
+        best.threshold = thr
+        best.WL = WL
+        best.WR = WR
+
+
+cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                          intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t k = sp.ncat[f], v, nm, present, tries, nA, first = -1
+    cdef Stats* T
+    cdef double h, ml = sp.min_leaf
+    cdef bint ok = False
+    present = _category_stats(sp, idx, wt, start, end, f, &nm)
+    if present < 2:
+        return
+    T = _corrected_total(sp, idx, wt, nm)
+    for tries in range(10):
+        memset(sp.try_cats, 0, k)
+        stats_clear(&sp.cur, cd.K)
+        nA = 0
+        for v in range(k):
+            if sp.cat[v].W <= 0.0:
+                continue
+            if present == 2:         # the only test: the first value present
+                if first < 0:
+                    first = v
+                    sp.try_cats[v] = 1
+            elif rand_uniform(&sp.rng) < 0.5:
+                sp.try_cats[v] = 1
+            if sp.try_cats[v]:
+                nA += 1
+                stats_iadd(&sp.cur, &sp.cat[v], cd.K)
+        if 0 < nA < present and sp.cur.W >= ml and T.W - sp.cur.W >= ml:
+            ok = True
+            break
+        if present == 2:
+            break
+    if not ok:
+        return
+    h = gain(&sp.cur, T, cd, sp.est, NULL)
+    if h > best.h:
+        best.feature = f
+        best.h = h
+        best.threshold = 0.0
+        best.WL = sp.cur.W
+        best.WR = T.W - sp.cur.W
+        memcpy(sp.best_cats, sp.try_cats, k)
+
+
+cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
+                    SplitRecord* best) noexcept nogil:
+    """Best (or extra-trees random) test of the node [start, end); best.feature = -1 if none.
+
+    ``sp.tot`` must hold the node's full statistics and ``sp.est`` its variance estimates.
+    """
+    cdef intp_t m = end - start, i, j, f, nf = sp.max_features, F = sp.F
+    cdef int32_t tmp
+    if (grow(<void**>&sp.Xf, &sp.cap, m, sizeof(double)) != 0
+            or grow(<void**>&sp.pos, &sp.cap_pos, m, sizeof(int32_t)) != 0
+            or grow(<void**>&sp.mpos, &sp.cap_mpos, m, sizeof(int32_t)) != 0):
+        return -1
+    best.feature = -1
+    best.h = 0.0
+    best.threshold = 0.0
+    best.WL = best.WR = 0.0
+    for i in range(nf):
+        if nf < F:       # partial Fisher-Yates: a fresh random subset at every node
+            j = i + rand_int(&sp.rng, F - i)
+            tmp = sp.features[i]
+            sp.features[i] = sp.features[j]
+            sp.features[j] = tmp
+            f = sp.features[i]
+        else:
+            f = i
+        if sp.extra:
+            if sp.ncat[f] > 0:
+                _random_nominal(sp, idx, wt, start, end, f, best)
+            else:
+                _random_numeric(sp, idx, wt, start, end, f, best)
+        else:
+            if sp.ncat[f] > 0:
+                _best_nominal(sp, idx, wt, start, end, f, best)
+            else:
+                _best_numeric(sp, idx, wt, start, end, f, best)
+    return 0

@@ -1,0 +1,35 @@
+# Tree storage (parallel node arrays), the depth-first builder and prediction.
+from frcli._ext._utils cimport intp_t, int32_t, int64_t, uint8_t
+from frcli._ext._splitter cimport Splitter
+
+cdef struct TreeData:
+    intp_t n_nodes
+    intp_t cap
+    intp_t K                 # prototype length (clustering columns)
+    int32_t* feature         # -1 = leaf
+    double* threshold
+    int32_t* left
+    int32_t* right
+    double* weight           # |E(N)|, bootstrap multiplicities and missing-value fractions
+    double* hstar            # heuristic of the chosen test (0 in leaves)
+    int32_t* depth           # root = 0
+    double* p_left           # share of the known weight that went left
+    int64_t* offset          # nominal node: start of its subset in cats; leaf: prototype row
+    uint8_t* cats
+    intp_t n_cats
+    intp_t cap_cats
+    double* values           # (n_leaves, K) prototypes, or NULL when not kept
+    intp_t n_leaves
+    intp_t cap_values
+    const int32_t* ncat      # categories per feature (for routing nominal values)
+
+cdef void tree_free(TreeData* t) noexcept nogil
+cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
+                    intp_t n0, const double* est0, double* pt_acc, const int32_t* col_group,
+                    bint keep_values) noexcept nogil
+cdef intp_t tree_leaf(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
+                      double v_over) noexcept nogil
+cdef int tree_mix(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
+                  double v_over, double* out, intp_t* stk_n, double* stk_w) noexcept nogil
+cdef dict tree_to_dict(TreeData* t)
+cdef void tree_view(dict d, TreeData* t, intp_t K, const int32_t* ncat)

@@ -1,0 +1,515 @@
+# cython: language_level=3
+"""PCT storage, growth and prediction (spec-core §2.1, §2.5).
+
+Nodes are parallel arrays (feature, threshold or nominal subset, children, |E|, h*, depth);
+internal nodes keep no per-column arrays, leaves keep their prototype (per-column means over
+known values; one-hot means are class distributions) only when the caller wants a model.
+
+Growth is depth-first over one index/weight buffer used as a stack: a node owns [start, end)
+at the top of the buffer. Its split reorders it into [right | missing | left | missing-copy]:
+rows whose tested value is missing go down both branches with weights scaled by the branch
+shares (C4.5/CLUS, spec-core §1.4), and the left child, processed next, sits at the top.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, free, realloc
+from libc.string cimport memcpy, memset
+from libc.math cimport isnan
+
+from frcli._ext._utils cimport grow
+from frcli._ext._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
+                                    stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q,
+                                    gain, node_estimates, prototype)
+from frcli._ext._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
+                                    splitter_free)
+
+cnp.import_array()
+
+# h and impurities below REL_TOL * (root impurity per unit weight) * |E| count as 0
+cdef double REL_TOL = 1e-12
+
+
+cdef struct StackRec:
+    intp_t start
+    intp_t end
+    intp_t parent
+    intp_t depth
+    int is_left
+
+
+cdef void tree_free(TreeData* t) noexcept nogil:
+    free(t.feature)
+    free(t.threshold)
+    free(t.left)
+    free(t.right)
+    free(t.weight)
+    free(t.hstar)
+    free(t.depth)
+    free(t.p_left)
+    free(t.offset)
+    free(t.cats)
+    free(t.values)
+    memset(t, 0, sizeof(TreeData))
+
+
+cdef int _add_node(TreeData* t, intp_t parent, int is_left, double weight,
+                   intp_t depth) noexcept nogil:
+    cdef intp_t c = t.cap, i = t.n_nodes
+    if i >= t.cap:
+        c = t.cap
+        if (grow(<void**>&t.feature, &c, i + 1, sizeof(int32_t))):
+            return -1
+        c = t.cap
+        if grow(<void**>&t.threshold, &c, i + 1, sizeof(double)):
+            return -1
+        c = t.cap
+        if grow(<void**>&t.left, &c, i + 1, sizeof(int32_t)):
+            return -1
+        c = t.cap
+        if grow(<void**>&t.right, &c, i + 1, sizeof(int32_t)):
+            return -1
+        c = t.cap
+        if grow(<void**>&t.weight, &c, i + 1, sizeof(double)):
+            return -1
+        c = t.cap
+        if grow(<void**>&t.hstar, &c, i + 1, sizeof(double)):
+            return -1
+        c = t.cap
+        if grow(<void**>&t.depth, &c, i + 1, sizeof(int32_t)):
+            return -1
+        c = t.cap
+        if grow(<void**>&t.p_left, &c, i + 1, sizeof(double)):
+            return -1
+        c = t.cap
+        if grow(<void**>&t.offset, &c, i + 1, sizeof(int64_t)):
+            return -1
+        t.cap = c
+    t.feature[i] = -1
+    t.threshold[i] = 0.0
+    t.left[i] = -1
+    t.right[i] = -1
+    t.weight[i] = weight
+    t.hstar[i] = 0.0
+    t.depth[i] = <int32_t>depth
+    t.p_left[i] = 0.5
+    t.offset[i] = -1
+    if parent >= 0:
+        if is_left:
+            t.left[parent] = <int32_t>i
+        else:
+            t.right[parent] = <int32_t>i
+    t.n_nodes = i + 1
+    return 0
+
+
+cdef struct BuildBuf:
+    int32_t* idx
+    double* wt
+    int32_t* tidx
+    double* twt
+    intp_t cap_idx
+    intp_t cap_wt
+    intp_t cap_t
+    intp_t cap_tw
+    StackRec* stack
+    intp_t cap_stack
+    double* pool            # per stack slot: the parent's estimates, then its prototype (2K)
+    intp_t cap_pool
+    double* node_est        # 4K: node estimates, node prototype, parent estimates, prototype
+    double* colbuf
+    Stats L
+    Stats R
+    Stats Tc
+
+
+cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
+                    intp_t n0, const double* est0, double* pt_acc, const int32_t* col_group,
+                    bint keep_values) noexcept nogil:
+    """Grow one PCT on rows idx0 with weights wt0 (bootstrap counts). Returns -1 on no memory.
+
+    ``est0``: per-column training variances (the root's ancestors' estimates).
+    ``pt_acc``: (G, F) per-target Genie3 accumulator (columns mapped by ``col_group``, -1 =
+    none), or NULL.
+    """
+    cdef BuildBuf b
+    cdef int rc
+    memset(&b, 0, sizeof(BuildBuf))
+    memset(t, 0, sizeof(TreeData))
+    rc = _build(sp, t, idx0, wt0, n0, est0, pt_acc, col_group, keep_values, &b)
+    free(b.idx)
+    free(b.wt)
+    free(b.tidx)
+    free(b.twt)
+    free(b.stack)
+    free(b.pool)
+    free(b.node_est)
+    free(b.colbuf)
+    stats_free(&b.L)
+    stats_free(&b.R)
+    stats_free(&b.Tc)
+    return rc
+
+
+cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
+                intp_t n0, const double* est0, double* pt_acc, const int32_t* col_group,
+                bint keep_values, BuildBuf* b) noexcept nogil:
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t K = cd.K, F = sp.F
+    cdef intp_t n_stack = 0
+    cdef double* node_est
+    cdef double* node_proto
+    cdef double* par_est
+    cdef double* par_proto
+    cdef StackRec rec
+    cdef SplitRecord best
+    cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k
+    cdef double Q, h = 0.0, q_scale = 0.0, pl, W, tol
+    cdef int side
+    cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
+    t.K = K
+    t.ncat = sp.ncat
+    if (grow(<void**>&b.idx, &b.cap_idx, n0 + 16, sizeof(int32_t))
+            or grow(<void**>&b.wt, &b.cap_wt, n0 + 16, sizeof(double))
+            or stats_alloc(&b.L, K) or stats_alloc(&b.R, K) or stats_alloc(&b.Tc, K)):
+        return -1
+    b.node_est = <double*>malloc((4 * K + 1) * sizeof(double))
+    b.colbuf = <double*>malloc((K + 1) * sizeof(double))
+    if b.node_est == NULL or b.colbuf == NULL:
+        return -1
+    node_est = b.node_est
+    node_proto = node_est + K
+    par_est = node_est + 2 * K
+    par_proto = node_est + 3 * K
+    memcpy(b.idx, idx0, n0 * sizeof(int32_t))
+    memcpy(b.wt, wt0, n0 * sizeof(double))
+    if (grow(<void**>&b.stack, &b.cap_stack, 16, sizeof(StackRec))
+            or grow(<void**>&b.pool, &b.cap_pool, 16 * 2 * K + 1, sizeof(double))):
+        return -1
+    b.stack[0].start = 0
+    b.stack[0].end = n0
+    b.stack[0].parent = -1
+    b.stack[0].depth = 0
+    b.stack[0].is_left = 0
+    memcpy(b.pool, est0, K * sizeof(double))
+    memset(b.pool + K, 0, K * sizeof(double))
+    n_stack = 1
+    while n_stack > 0:
+        n_stack -= 1
+        rec = b.stack[n_stack]
+        s = rec.start
+        e = rec.end
+        m = e - s
+        memcpy(par_est, b.pool + n_stack * 2 * K, 2 * K * sizeof(double))
+        # node statistics, estimates and prototype
+        stats_clear(&sp.tot, K)
+        for p in range(s, e):
+            stats_add_row(&sp.tot, cd, b.idx[p], b.wt[p], True)
+        if missing_mode:
+            node_estimates(&sp.tot, cd, par_est, node_est)
+        else:
+            memcpy(node_est, est0, K * sizeof(double))
+        sp.est = node_est
+        prototype(&sp.tot, cd, par_proto, node_proto)
+        W = sp.tot.W
+        Q = stats_Q(&sp.tot, cd, node_est)
+        if _add_node(t, rec.parent, rec.is_left, W, rec.depth):
+            return -1
+        node = t.n_nodes - 1
+        if node == 0:
+            q_scale = Q / W if W > 0.0 else 0.0
+        tol = REL_TOL * q_scale * W
+        leaf = W < 2.0 * sp.min_leaf or Q <= tol
+        if not leaf:
+            if node_split(sp, b.idx, b.wt, s, e, &best):
+                return -1
+            leaf = best.feature < 0
+        nmiss = 0
+        if not leaf:
+            f = best.feature
+            # exact statistics of the chosen test: h*, per-column shares, branch weights
+            stats_clear(&b.L, K)
+            stats_clear(&b.R, K)
+            for p in range(s, e):
+                side = test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]])
+                if side == 0:
+                    stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
+                elif side == 1:
+                    stats_add_row(&b.R, cd, b.idx[p], b.wt[p], True)
+                else:
+                    nmiss += 1
+            stats_copy(&b.Tc, &b.L, K)
+            stats_iadd(&b.Tc, &b.R, K)
+            h = gain(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL)
+            leaf = not (h > tol) or b.L.W < sp.min_leaf or b.R.W < sp.min_leaf
+        if leaf:
+            t.offset[node] = t.n_leaves
+            if keep_values:
+                if grow(<void**>&t.values, &t.cap_values, (t.n_leaves + 1) * K + 1,
+                        sizeof(double)):
+                    return -1
+                memcpy(t.values + t.n_leaves * K, node_proto, K * sizeof(double))
+            t.n_leaves += 1
+            continue
+        # record the test
+        t.feature[node] = <int32_t>f
+        t.threshold[node] = best.threshold
+        t.hstar[node] = h
+        pl = b.L.W / (b.L.W + b.R.W)
+        t.p_left[node] = pl
+        if sp.ncat[f] > 0:
+            k = sp.ncat[f]
+            if grow(<void**>&t.cats, &t.cap_cats, t.n_cats + k, 1):
+                return -1
+            memcpy(t.cats + t.n_cats, sp.best_cats, k)
+            t.offset[node] = t.n_cats
+            t.n_cats += k
+        if pt_acc != NULL:
+            for c in range(K):
+                if col_group[c] >= 0:
+                    pt_acc[col_group[c] * F + f] += b.colbuf[c]
+        # partition into [right | missing*(1-pl) | left | missing*pl]
+        if (grow(<void**>&b.tidx, &b.cap_t, m, sizeof(int32_t))
+                or grow(<void**>&b.twt, &b.cap_tw, m, sizeof(double))
+                or grow(<void**>&b.idx, &b.cap_idx, e + nmiss, sizeof(int32_t))
+                or grow(<void**>&b.wt, &b.cap_wt, e + nmiss, sizeof(double))):
+            return -1
+        nr = 0
+        for p in range(s, e):
+            if test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]]) == 1:
+                b.tidx[nr] = b.idx[p]
+                b.twt[nr] = b.wt[p]
+                nr += 1
+        q = nr
+        for p in range(s, e):
+            if test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]]) == 2:
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p] * (1.0 - pl)
+                b.idx[e + q - nr] = b.idx[p]           # the copy for the left child, beyond e
+                b.wt[e + q - nr] = b.wt[p] * pl
+                q += 1
+        for p in range(s, e):
+            if test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]]) == 0:
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p]
+                q += 1
+        memcpy(b.idx + s, b.tidx, m * sizeof(int32_t))
+        memcpy(b.wt + s, b.twt, m * sizeof(double))
+        if (grow(<void**>&b.stack, &b.cap_stack, n_stack + 2, sizeof(StackRec))
+                or grow(<void**>&b.pool, &b.cap_pool, (n_stack + 2) * 2 * K + 1, sizeof(double))):
+            return -1
+        b.stack[n_stack].start = s
+        b.stack[n_stack].end = s + nr + nmiss
+        b.stack[n_stack].parent = node
+        b.stack[n_stack].depth = rec.depth + 1
+        b.stack[n_stack].is_left = 0
+        memcpy(b.pool + n_stack * 2 * K, node_est, 2 * K * sizeof(double))
+        n_stack += 1
+        b.stack[n_stack].start = s + nr + nmiss
+        b.stack[n_stack].end = e + nmiss
+        b.stack[n_stack].parent = node
+        b.stack[n_stack].depth = rec.depth + 1
+        b.stack[n_stack].is_left = 1
+        memcpy(b.pool + n_stack * 2 * K, node_est, 2 * K * sizeof(double))
+        n_stack += 1
+    return 0
+
+
+cdef inline int _route(const TreeData* t, intp_t node, double v) noexcept nogil:
+    """0 left, 1 right, 2 missing."""
+    cdef intp_t f = t.feature[node], k = t.ncat[f]
+    if isnan(v):
+        return 2
+    if k == 0:
+        return 0 if v <= t.threshold[node] else 1
+    if v < 0 or v >= k:
+        return 2
+    return 0 if t.cats[t.offset[node] + <intp_t>v] else 1
+
+
+cdef intp_t tree_leaf(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
+                      double v_over) noexcept nogil:
+    """The leaf reached by x (x[f * stride]; feature f_over reads v_over), or -1 if a missing
+    value on the path sends x down both branches."""
+    cdef intp_t node = 0, f
+    cdef int side
+    cdef double v
+    while t.feature[node] >= 0:
+        f = t.feature[node]
+        v = v_over if f == f_over else x[f * stride]
+        side = _route(t, node, v)
+        if side == 2:
+            return -1
+        node = t.left[node] if side == 0 else t.right[node]
+    return node
+
+
+cdef int tree_mix(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
+                  double v_over, double* out, intp_t* stk_n, double* stk_w) noexcept nogil:
+    """Add the prediction of x (a weighted mix of leaf prototypes) to out[0:K].
+
+    stk_n/stk_w: scratch of at least n_nodes entries.
+    """
+    cdef intp_t n_stk = 1, node, f, c, K = t.K
+    cdef double w, v, pl
+    cdef const double* val
+    cdef int side
+    stk_n[0] = 0
+    stk_w[0] = 1.0
+    while n_stk > 0:
+        n_stk -= 1
+        node = stk_n[n_stk]
+        w = stk_w[n_stk]
+        while t.feature[node] >= 0:
+            f = t.feature[node]
+            v = v_over if f == f_over else x[f * stride]
+            side = _route(t, node, v)
+            if side == 2:
+                pl = t.p_left[node]
+                stk_n[n_stk] = t.right[node]
+                stk_w[n_stk] = w * (1.0 - pl)
+                n_stk += 1
+                w *= pl
+                node = t.left[node]
+            else:
+                node = t.left[node] if side == 0 else t.right[node]
+        val = t.values + t.offset[node] * K
+        for c in range(K):
+            out[c] += w * val[c]
+    return 0
+
+
+# -- Python-facing helpers: a tree as a dict of NumPy arrays ---------------------------------
+
+cdef dict tree_to_dict(TreeData* t):
+    """Copy a grown tree into NumPy arrays (the Python/pickle representation)."""
+    cdef intp_t n = t.n_nodes
+    out = {
+        "feature": np.empty(n, dtype=np.int32),
+        "threshold": np.empty(n, dtype=np.float64),
+        "left": np.empty(n, dtype=np.int32),
+        "right": np.empty(n, dtype=np.int32),
+        "weight": np.empty(n, dtype=np.float64),
+        "hstar": np.empty(n, dtype=np.float64),
+        "depth": np.empty(n, dtype=np.int32),
+        "p_left": np.empty(n, dtype=np.float64),
+        "offset": np.empty(n, dtype=np.int64),
+        "cats": np.empty(t.n_cats, dtype=np.uint8),
+    }
+    cdef int32_t[::1] fi = out["feature"], le = out["left"], ri = out["right"], de = out["depth"]
+    cdef double[::1] th = out["threshold"], we = out["weight"]
+    cdef double[::1] hs = out["hstar"], pl = out["p_left"]
+    cdef int64_t[::1] of = out["offset"]
+    cdef uint8_t[::1] ca = out["cats"]
+    if n > 0:
+        memcpy(&fi[0], t.feature, n * sizeof(int32_t))
+        memcpy(&le[0], t.left, n * sizeof(int32_t))
+        memcpy(&ri[0], t.right, n * sizeof(int32_t))
+        memcpy(&de[0], t.depth, n * sizeof(int32_t))
+        memcpy(&th[0], t.threshold, n * sizeof(double))
+        memcpy(&we[0], t.weight, n * sizeof(double))
+        memcpy(&hs[0], t.hstar, n * sizeof(double))
+        memcpy(&pl[0], t.p_left, n * sizeof(double))
+        memcpy(&of[0], t.offset, n * sizeof(int64_t))
+    if t.n_cats > 0:
+        memcpy(&ca[0], t.cats, t.n_cats)
+    if t.values != NULL:
+        vals = np.empty((t.n_leaves, t.K), dtype=np.float64)
+        if t.n_leaves > 0 and t.K > 0:
+            memcpy(cnp.PyArray_DATA(vals), t.values, t.n_leaves * t.K * sizeof(double))
+        out["values"] = vals
+    return out
+
+
+def predict_trees(list trees, const double[:, ::1] X, const int32_t[::1] ncat, intp_t K):
+    """Mean over trees of the prototype mix each tree predicts for every row of X (n, F)."""
+    cdef intp_t n = X.shape[0], i, c, nt = len(trees), ti
+    cdef TreeData t
+    out = np.zeros((n, K), dtype=np.float64)
+    cdef double[:, ::1] o = out
+    cdef intp_t* stk_n
+    cdef double* stk_w
+    cdef intp_t max_nodes = 1
+    for d in trees:
+        max_nodes = max(max_nodes, d["feature"].shape[0])
+    stk_n = <intp_t*>malloc(max_nodes * sizeof(intp_t))
+    stk_w = <double*>malloc(max_nodes * sizeof(double))
+    try:
+        for d in trees:
+            if "values" not in d:
+                raise ValueError("the trees were grown without leaf prototypes")
+            tree_view(d, &t, K, &ncat[0])
+            with nogil:
+                for i in range(n):
+                    tree_mix(&t, &X[i, 0], 1, -1, 0.0, &o[i, 0], stk_n, stk_w)
+    finally:
+        free(stk_n)
+        free(stk_w)
+    if nt > 0:
+        out /= nt
+    return out
+
+
+cdef void tree_view(dict d, TreeData* t, intp_t K, const int32_t* ncat):
+    """Point a TreeData at a tree dict's arrays (no copy; the dict must outlive the view)."""
+    cdef int32_t[::1] fi = d["feature"], le = d["left"], ri = d["right"]
+    cdef double[::1] th = d["threshold"], pl = d["p_left"]
+    cdef int64_t[::1] of = d["offset"]
+    cdef uint8_t[::1] ca
+    cdef double[:, ::1] va
+    memset(t, 0, sizeof(TreeData))
+    t.n_nodes = fi.shape[0]
+    t.K = K
+    t.feature = &fi[0]
+    t.left = &le[0]
+    t.right = &ri[0]
+    t.threshold = &th[0]
+    t.p_left = &pl[0]
+    t.offset = &of[0]
+    if d["cats"].shape[0] > 0:
+        ca = d["cats"]
+        t.cats = &ca[0]
+    if "values" in d and d["values"].size > 0:
+        va = d["values"]
+        t.values = &va[0, 0]
+    t.ncat = ncat
+
+
+def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:, ::1] C,
+                const double[::1] a, int mode, const int64_t[::1] indptr,
+                const int32_t[::1] indices, const double[::1] est, const int32_t[::1] rows,
+                const double[::1] weights, intp_t max_features, double min_leaf, bint extra,
+                unsigned long long seed):
+    """Testing hook: the splitter's choice for one node (rows, weights) with estimates est.
+
+    Returns None or (feature, threshold, h, WL, WR, subset) where subset is the nominal
+    left-set as a bool array (None for numeric tests).
+    """
+    cdef ClusterData cd
+    cdef Splitter sp
+    cdef SplitRecord best
+    cdef intp_t i, m = rows.shape[0]
+    cd.C = &C[0, 0]
+    cd.K = a.shape[0]
+    cd.a = &a[0]
+    cd.mode = mode
+    cd.indptr = &indptr[0]
+    cd.indices = &indices[0]
+    if splitter_init(&sp, &Xt[0, 0], Xt.shape[1], Xt.shape[0], &ncat[0], &cd, max_features,
+                     min_leaf, extra, seed):
+        raise MemoryError()
+    try:
+        stats_clear(&sp.tot, cd.K)
+        for i in range(m):
+            stats_add_row(&sp.tot, &cd, rows[i], weights[i], True)
+        sp.est = &est[0]
+        if node_split(&sp, &rows[0], &weights[0], 0, m, &best):
+            raise MemoryError()
+        if best.feature < 0:
+            return None
+        subset = None
+        if ncat[best.feature] > 0:
+            subset = np.array([sp.best_cats[i] for i in range(ncat[best.feature])], dtype=bool)
+        return (int(best.feature), float(best.threshold), float(best.h), float(best.WL),
+                float(best.WR), subset)
+    finally:
+        splitter_free(&sp)

@@ -1,0 +1,158 @@
+"""Ensemble rankers: ``{symbolic|genie3|rf}-{rf|bagging|et}[-str]`` (spec-core §3-4).
+
+The method name picks the score and the ensemble; ``-str`` grows one single-target ensemble
+per target (binary relevance for mlc/hmlc) and averages the importances (spec-core §4.4);
+the per-target importances then come from those ensembles. Without ``-str``, Genie3 and the
+RF score also come per target from the same trees (CLUS ``FeatureRankingPerTarget``).
+
+To get all three scores from one forest (the experiment runner does), call
+``frcli.forest.forest_scores`` directly: Symbolic and Genie3 are free once the trees exist,
+the RF score costs one OOB pass per tree.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import numpy as np
+
+from frcli.data.dataset import TASKS, Dataset
+from frcli.errors import ConfigError
+from frcli.rankers.base import Param, Ranker, Ranking, parse_bool, parse_float, parse_int
+
+
+def _parse_max_features(v: Any) -> Any:
+    if isinstance(v, bool):
+        raise ValueError("allowed: sqrt, log2, all, an integer >= 1 or a fraction in (0, 1]")
+    if isinstance(v, (int, float)):
+        x = v
+    else:
+        s = str(v).strip().lower()
+        if s in ("sqrt", "log2", "all", "default"):
+            return s
+        try:
+            x = float(s) if any(ch in s for ch in ".e") else int(s)
+        except ValueError:
+            raise ValueError("allowed: sqrt, log2, all, an integer >= 1 or a fraction in (0, 1]")
+    if isinstance(x, float) and not (x.is_integer() and x > 1.0):
+        if not 0.0 < x <= 1.0:
+            raise ValueError("a fraction must lie in (0, 1]")
+        return float(x)
+    if int(x) < 1:
+        raise ValueError("an integer must be >= 1")
+    return int(x)
+
+
+def _parse_optional_bool(v: Any) -> bool | None:
+    if v is None or (isinstance(v, str) and v.strip().lower() in ("", "default", "auto")):
+        return None
+    return parse_bool(v)
+
+
+def _parse_symbolic_weight(v: Any) -> float | str:
+    if isinstance(v, str) and v.strip().lower() == "dynamic":
+        return "dynamic"
+    x = parse_float(v)
+    if not 0.0 < x <= 1.0:
+        raise ValueError("a number in (0, 1] or 'dynamic'")
+    return x
+
+
+def _parse_w(v: Any) -> float | str:
+    if isinstance(v, str) and v.strip().lower() == "auto":
+        return "auto"
+    x = parse_float(v)
+    if not 0.0 <= x <= 1.0:
+        raise ValueError("a number in [0, 1] or 'auto'")
+    return x
+
+
+class EnsembleRanker(Ranker):
+    """Symbolic / Genie3 / Random Forest scores of bagging, random forests or extra trees."""
+
+    tasks = TASKS
+    description = "PCT-ensemble scores: Symbolic, Genie3, Random Forest (permutation)"
+    params = (
+        Param("trees", parse_int, 100, "number of trees", lambda v: v >= 1, "must be >= 1"),
+        Param("max_features", _parse_max_features, "default",
+              "features tried per node: sqrt (⌈√F⌉), log2, all, an int or a fraction; "
+              "default sqrt for rf, all for bagging and et"),
+        Param("min_leaf", parse_float, 2.0, "minimum (weighted) examples per leaf",
+              lambda v: v > 0, "must be > 0"),
+        Param("bootstrap", _parse_optional_bool, "default",
+              "grow trees on bootstrap samples; default true except for et"),
+        Param("symbolic_weight", _parse_symbolic_weight, 0.5,
+              "Symbolic: node weight symbolic_weight**depth, or 'dynamic' = |E(N)|/|D_TRAIN|"),
+        Param("w", _parse_w, "auto",
+              "semi-supervised: weight of the targets in the heuristic, or 'auto' "
+              "(internal 4-fold CV over 0, 0.1, ..., 1)"),
+        Param("w0", parse_float, 0.75, "hmlc label-weight base w(l) = w0 * agg(parents)",
+              lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
+    )
+
+    def __init__(self, method: str):
+        super().__init__(method)
+        parts = method.split("-")
+        self.score = parts[0]
+        self.ensemble = parts[1] if len(parts) > 1 else "rf"
+        self.str_variant = parts[-1] == "str"
+
+    def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
+                 jobs: int) -> Ranking:
+        from frcli.forest import forest_scores
+
+        t0 = time.perf_counter()
+        boot = params["bootstrap"]
+        if boot is None or boot == "default":
+            boot = self.ensemble != "et"
+        mf = None if params["max_features"] == "default" else params["max_features"]
+        if self.score == "rf" and not boot:
+            raise ConfigError(f"method '{self.method}' needs out-of-bag examples: the Random "
+                              "Forest score is undefined for extra trees without bootstrap; "
+                              "use --param bootstrap=true")
+        kw = dict(trees=params["trees"], max_features=mf,
+                  min_leaf=params["min_leaf"], bootstrap=boot, w=params["w"],
+                  w0=params["w0"], symbolic_weight=params["symbolic_weight"],
+                  rf_score=self.score == "rf", seed=seed, jobs=jobs)
+        key = {"symbolic": "symbolic", "genie3": "genie3", "rf": "rf"}[self.score]
+        meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score}
+        timings: dict[str, float] = {}
+        if self.str_variant:
+            imp, per_target, names, sub_meta = self._str(dataset, key, kw)
+            meta["per_target_meta"] = sub_meta
+        else:
+            res = forest_scores(dataset, self.ensemble, per_target=True, **kw)
+            imp = res[key]
+            per_target = res.get(f"{key}_per_target")
+            names = res["target_names"] if per_target is not None else None
+            meta.update(res["meta"])
+            timings.update(res["timings"])
+        used = {**params, "bootstrap": boot}       # record the effective bootstrap
+        return Ranking(self.method, dataset.feature_names, imp, used,
+                       per_target=per_target, target_names=names,
+                       timings={**timings, "rank_s": time.perf_counter() - t0}, meta=meta)
+
+    def _str(self, ds: Dataset, key: str, kw: dict[str, Any]):
+        """One single-target ensemble per target (binary relevance for label tasks)."""
+        from frcli.forest import forest_scores
+
+        if ds.task == "unsupervised":
+            raise ConfigError(f"method '{self.method}' needs targets; task 'unsupervised' "
+                              "has none (use the method without -str)")
+        rows, names, metas = [], ds.target_names, []
+        for j in range(ds.n_targets):
+            if ds.is_label_task:
+                sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task="mlc", hierarchy=None,
+                                          targets=[])
+            else:
+                task = ("classification" if ds.targets and ds.targets[j].is_nominal
+                        else "regression")
+                sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task=task,
+                                          targets=[ds.targets[j]] if ds.targets else [])
+            res = forest_scores(sub, self.ensemble, per_target=False, **kw)
+            rows.append(res[key])
+            metas.append(res["meta"])
+        per_target = np.vstack(rows)
+        names = [names[j] if j < len(names) else f"target{j + 1}" for j in range(len(rows))]
+        return per_target.mean(axis=0), per_target, names, metas

@@ -1,0 +1,162 @@
+"""A single tree (all features, no bootstrap) equals a pure-Python reference PCT.
+
+The reference grows the tree recursively (pre-order, left first) with the spec's rules:
+best test by exhaustive candidate evaluation (test_tree_split's reference), a split only when
+h > 0, min_leaf on both sides, rows with a missing tested value sent down both branches with
+the branch shares as weights, per-column variance estimates inherited from the ancestors.
+Where two features induce the same partition (a tie), either may be chosen; the node's
+weight, h* and depth must match regardless.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from frcli.data.dataset import Attribute, Dataset
+from frcli.forest import PCTForest, clustering_spec
+from tests.test_tree_split import (dense_C, mixed_features, ncat_of, numeric_features,
+                                   ref_candidates, ref_Q)
+
+pytest.importorskip("frcli._ext._forest")
+
+
+def _var_est(C, w, est):
+    W = w.sum()
+    out = np.empty(C.shape[1])
+    for c in range(C.shape[1]):
+        known = ~np.isnan(C[:, c])
+        nk = w[known].sum()
+        if nk < 2 and nk < W:
+            out[c] = est[c]
+        elif nk <= 0:
+            out[c] = 0.0
+        else:
+            mu = (w[known] * C[known, c]).sum() / nk
+            out[c] = max((w[known] * (C[known, c] - mu) ** 2).sum() / nk, 0.0)
+    return out
+
+
+def ref_tree(X, ncat, C, a, est0, min_leaf=2.0):
+    nodes = []
+    q_scale = [0.0]
+
+    def grow(rows, w, est_parent, depth):
+        Cn = C[rows]
+        W = w.sum()
+        est = _var_est(Cn, w, est_parent)
+        Q = ref_Q(Cn, a, w, est)
+        if not nodes:
+            q_scale[0] = Q / W
+        tol = 1e-12 * q_scale[0] * W
+        node = {"weight": W, "depth": depth, "feature": -1, "hstar": 0.0, "ties": set(),
+                "children": None}
+        nodes.append(node)
+        if W < 2 * min_leaf or Q <= tol:
+            return
+        cands = [c for c in ref_candidates(X[rows], ncat, Cn, a, w, est, min_leaf) if c[2] > 0]
+        if not cands:
+            return
+        best = max(c[2] for c in cands)
+        if not best > tol:
+            return
+        first = next(c for c in cands if c[2] == best)
+        f, test, h = first
+        node.update(feature=f, hstar=h,
+                    ties={c[0] for c in cands if abs(c[2] - best) <= 1e-9 * max(best, 1)})
+        x = X[rows, f]
+        known = ~np.isnan(x)
+        left = known & (np.isin(x, list(test)) if isinstance(test, frozenset) else x <= test)
+        right = known & ~left
+        miss = ~known
+        pl = w[left].sum() / (w[left].sum() + w[right].sum())
+        lrows = np.r_[rows[left], rows[miss]]
+        lw = np.r_[w[left], w[miss] * pl]
+        rrows = np.r_[rows[right], rows[miss]]
+        rw = np.r_[w[right], w[miss] * (1 - pl)]
+        li = len(nodes)
+        grow(lrows, lw, est, depth + 1)
+        ri = len(nodes)
+        grow(rrows, rw, est, depth + 1)
+        node["children"] = (li, ri)
+
+    grow(np.arange(X.shape[0]), np.ones(X.shape[0]), est0, 0)
+    return nodes
+
+
+def same_tree(t, ref, ti, ri):
+    """Node-by-node equality; a tie between features may mirror the partition (left and
+    right swapped), which is the same tree."""
+    node = ref[ri]
+    assert t["weight"][ti] == pytest.approx(node["weight"], rel=1e-12)
+    assert t["depth"][ti] == node["depth"]
+    assert t["hstar"][ti] == pytest.approx(node["hstar"], rel=1e-8, abs=1e-10)
+    if node["feature"] < 0:
+        assert t["feature"][ti] == -1
+        return
+    assert t["feature"][ti] in node["ties"]
+    rl, rr = node["children"]
+    tl, tr = t["left"][ti], t["right"][ti]
+    if not np.isclose(t["weight"][tl], ref[rl]["weight"]):
+        tl, tr = tr, tl
+    same_tree(t, ref, tl, rl)
+    same_tree(t, ref, tr, rr)
+
+
+def compare(ds, min_leaf=2.0):
+    spec = clustering_spec(ds)
+    ncat = ncat_of(ds)
+    ref = ref_tree(ds.X, ncat, dense_C(spec, ds.n_examples), spec.a, spec.est0, min_leaf)
+    model = PCTForest("bagging", trees=1, bootstrap=False, min_leaf=min_leaf).fit(ds)
+    t = model.trees_[0]
+    assert len(t["feature"]) == len(ref)
+    same_tree(t, ref, 0, 0)
+    return model, ref
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mtr_tree_equals_reference(seed):
+    rng = np.random.default_rng(seed)
+    n = 50
+    X, feats = numeric_features(rng, n, 4)
+    Y = np.column_stack([X[:, 0] + rng.normal(size=n) * 0.3, np.sin(X[:, 1]) * 3,
+                         rng.normal(size=n)])
+    ds = Dataset("t", X, feats, "mtr", Y, [Attribute(f"y{j}", "numeric") for j in range(3)])
+    model, ref = compare(ds)
+    assert len(ref) > 5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tree_with_nominal_and_missing_values_equals_reference(seed):
+    rng = np.random.default_rng(seed)
+    n = 45
+    X, feats = mixed_features(rng, n, missing=0.15)
+    Y = np.column_stack([np.nan_to_num(X[:, 0]) + (X[:, 5] == 2) * 2 + rng.normal(size=n) * .2,
+                         rng.normal(size=n)])
+    ds = Dataset("t", X, feats, "mtr", Y, [Attribute("a", "numeric"), Attribute("b", "numeric")])
+    compare(ds)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_semi_supervised_tree_equals_reference(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    X, feats = numeric_features(rng, n, 3)
+    Y = np.column_stack([X[:, 0] * 2 + rng.normal(size=n), rng.normal(size=n)])
+    ds = Dataset("t", X, feats, "mtr", Y, [Attribute("a", "numeric"), Attribute("b", "numeric")])
+    ds = ds.with_unlabeled(rng.random(n) < 0.5)
+    spec = clustering_spec(ds, w=0.5)
+    ref = ref_tree(X, ncat_of(ds), spec.C, spec.a, spec.est0)
+    t = PCTForest("bagging", trees=1, bootstrap=False, w=0.5).fit(ds).trees_[0]
+    assert len(t["feature"]) == len(ref)
+    same_tree(t, ref, 0, 0)
+
+
+def test_prediction_of_a_full_tree_reproduces_training_means():
+    rng = np.random.default_rng(0)
+    n = 30
+    X, feats = numeric_features(rng, n, 2)
+    y = rng.normal(size=n)
+    ds = Dataset("t", X, feats, "regression", y, [Attribute("y", "numeric")])
+    m = PCTForest("bagging", trees=1, bootstrap=False, min_leaf=1.0).fit(ds)
+    # with leaves of one distinct example each, the tree interpolates the training targets
+    assert np.allclose(m.predict(X)[:, 0], y)
