@@ -27,7 +27,8 @@ from frcli._ext._utils cimport (intp_t, int32_t, int64_t, uint8_t, uint64_t, see
                                 rand_int, grow)
 from frcli._ext._criterion cimport ClusterData
 from frcli._ext._splitter cimport Splitter, splitter_init, splitter_free
-from frcli._ext._tree cimport TreeData, build_tree, tree_free, tree_leaf, tree_to_dict
+from frcli._ext._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
+                               tree_mix, tree_route, tree_to_dict)
 
 cnp.import_array()
 
@@ -82,62 +83,6 @@ cdef inline double _row_err(const ErrSpec* es, intp_t b, intp_t row, const doubl
     return 0.0 if <double>arg == y else 1.0
 
 
-cdef inline int _side(const TreeData* t, intp_t node, double v) noexcept nogil:
-    """0 left, 1 right, 2 missing (both branches), as the tree routes predictions."""
-    cdef intp_t k = t.ncat[t.feature[node]]
-    if isnan(v):
-        return 2
-    if k == 0:
-        return 0 if v <= t.threshold[node] else 1
-    if v < 0 or v >= k:
-        return 2
-    return 0 if t.cats[t.offset[node] + <intp_t>v] else 1
-
-
-cdef intp_t _route_list(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
-                        double v_over, int32_t* nodes, double* ws, intp_t* stk_n,
-                        double* stk_w) noexcept nogil:
-    """The (leaf, weight) pairs x reaches, in tree_mix's order (missing: both branches)."""
-    cdef intp_t n_stk = 1, node, g, cnt = 0
-    cdef double w, pl, v
-    cdef int side
-    stk_n[0] = 0
-    stk_w[0] = 1.0
-    while n_stk > 0:
-        n_stk -= 1
-        node = stk_n[n_stk]
-        w = stk_w[n_stk]
-        while t.feature[node] >= 0:
-            g = t.feature[node]
-            v = v_over if g == f_over else x[g * stride]
-            side = _side(t, node, v)
-            if side == 2:
-                pl = t.p_left[node]
-                stk_n[n_stk] = t.right[node]
-                stk_w[n_stk] = w * (1.0 - pl)
-                n_stk += 1
-                w *= pl
-                node = t.left[node]
-            else:
-                node = t.left[node] if side == 0 else t.right[node]
-        nodes[cnt] = <int32_t>node
-        ws[cnt] = w
-        cnt += 1
-    return cnt
-
-
-cdef const double* _mix(const TreeData* t, const int32_t* nodes, const double* ws, intp_t cnt,
-                        double* out) noexcept nogil:
-    cdef intp_t i, c, K = t.K
-    cdef const double* val
-    memset(out, 0, K * sizeof(double))
-    for i in range(cnt):
-        val = t.values + t.offset[nodes[i]] * K
-        for c in range(K):
-            out[c] += ws[i] * val[c]
-    return out
-
-
 cdef intp_t _path_features(const TreeData* t, const double* x, intp_t stride, intp_t* stk,
                            intp_t* stamp, intp_t j, int32_t* out) noexcept nogil:
     """Distinct features tested on x's path(s) (missing values follow both branches); only
@@ -154,7 +99,7 @@ cdef intp_t _path_features(const TreeData* t, const double* x, intp_t stride, in
                 stamp[g] = j
                 out[cnt] = <int32_t>g
                 cnt += 1
-            side = _side(t, node, x[g * stride])
+            side = tree_route(t, node, x[g * stride])
             if side == 2:
                 stk[n_stk] = t.right[node]
                 n_stk += 1
@@ -246,7 +191,7 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
             if leaf[j] >= 0:
                 pb = t.values + t.offset[leaf[j]] * K
             else:
-                cnt = _route_list(t, ctx.Xt + row, n, -1, 0.0, tnodes, tws, stk_n, stk_w)
+                cnt = tree_leaves(t, ctx.Xt + row, n, -1, 0.0, tnodes, tws, stk_n, stk_w)
                 if (grow(<void**>&rnodes, &cap_rn, n_r + cnt, sizeof(int32_t))
                         or grow(<void**>&rws, &cap_rw, n_r + cnt, sizeof(double))):
                     rc = -2
@@ -256,7 +201,7 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
                 roff[j] = n_r
                 rlen[j] = cnt
                 n_r += cnt
-                pb = _mix(t, tnodes, tws, cnt, buf)
+                pb = tree_mix(t, tnodes, tws, cnt, buf)
             for b in range(B):
                 y = es.truth[row * B + b]
                 if not isnan(y):
@@ -325,7 +270,7 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
                     v = ctx.Xt[f * n + perm[j]]
                     if leaf[j] < 0:
                         # a missing value splits this row's path: compare whole routes
-                        cnt = _route_list(t, ctx.Xt + row, n, f, v, tnodes, tws, stk_n, stk_w)
+                        cnt = tree_leaves(t, ctx.Xt + row, n, f, v, tnodes, tws, stk_n, stk_w)
                         same = cnt == rlen[j]
                         if same:
                             for i in range(cnt):
@@ -334,8 +279,8 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
                                     break
                         if same:
                             continue
-                        pb = _mix(t, rnodes + roff[j], rws + roff[j], rlen[j], buf)
-                        pn = _mix(t, tnodes, tws, cnt, buf2)
+                        pb = tree_mix(t, rnodes + roff[j], rws + roff[j], rlen[j], buf)
+                        pn = tree_mix(t, tnodes, tws, cnt, buf2)
                     else:
                         nl = tree_leaf(t, ctx.Xt + row, n, f, v)
                         if nl >= 0 and nl == leaf[j]:
@@ -344,8 +289,8 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
                         if nl >= 0:
                             pn = t.values + t.offset[nl] * K
                         else:
-                            cnt = _route_list(t, ctx.Xt + row, n, f, v, tnodes, tws, stk_n, stk_w)
-                            pn = _mix(t, tnodes, tws, cnt, buf2)
+                            cnt = tree_leaves(t, ctx.Xt + row, n, f, v, tnodes, tws, stk_n, stk_w)
+                            pn = tree_mix(t, tnodes, tws, cnt, buf2)
                     if all_labels:      # only labels whose thresholded prediction flips matter
                         for b in range(B):
                             c = es.col[b]

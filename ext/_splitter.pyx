@@ -132,12 +132,43 @@ cdef Stats* _corrected_total(Splitter* sp, const int32_t* idx, const double* wt,
     return &sp.tc
 
 
+cdef inline void _record(SplitRecord* best, intp_t f, double h, double thr, double WL,
+                         double WR) noexcept nogil:
+    """The new best test of the node (nominal tests: thr 0, the subset goes to best_cats)."""
+    best.feature = f
+    best.h = h
+    best.threshold = thr
+    best.WL = WL
+    best.WR = WR
+
+
+cdef inline bint _try_cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
+                          bint sparse, double A2O, double A2T, double lo, double hi,
+                          bint moving_left) noexcept nogil:
+    """Score the threshold between lo and hi with sp.mov holding the moving side; False when
+    the other side has fallen below min_leaf (the sweep stops)."""
+    cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, h
+    if WO < sp.min_leaf:
+        return False
+    if WM >= sp.min_leaf:
+        if sparse:
+            h = sp.mov.A2 / WM + A2O / WO - A2T / T.W
+        else:
+            h = gain(&sp.mov, T, sp.cd, sp.est, NULL)
+        if h > best.h:
+            if moving_left:
+                _record(best, f, h, _midpoint(lo, hi), WM, WO)
+            else:
+                _record(best, f, h, _midpoint(lo, hi), WO, WM)
+    return True
+
+
 cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     cdef const ClusterData* cd = sp.cd
     cdef intp_t m, nm, j, r0, r1, p
     cdef Stats* T
-    cdef double h, WM, WO, A2T = 0.0, A2O = 0.0, ml = sp.min_leaf
+    cdef double A2T = 0.0, A2O = 0.0
     cdef bint sparse = cd.mode == MODE_SPARSE01, second = cd.mode == MODE_MISSING
     cdef double* Xf = sp.Xf
     m = _gather(sp, idx, start, end, f, &nm)
@@ -147,7 +178,7 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     if Xf[0] >= Xf[m - 1]:
         return
     T = _corrected_total(sp, idx, wt, nm)
-    if T.W < 2.0 * ml:
+    if T.W < 2.0 * sp.min_leaf:
         return
     r0 = 1
     while Xf[r0] == Xf[0]:
@@ -167,21 +198,8 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
             else:
                 stats_add_row(&sp.mov, cd, idx[p], wt[p], second)
             if Xf[j + 1] > Xf[j]:
-                WM = sp.mov.W
-                WO = T.W - WM
-                if WO < ml:
+                if not _try_cut(sp, T, best, f, sparse, A2O, A2T, Xf[j], Xf[j + 1], True):
                     break
-                if WM >= ml:
-                    if sparse:
-                        h = sp.mov.A2 / WM + A2O / WO - A2T / T.W
-                    else:
-                        h = gain(&sp.mov, T, cd, sp.est, NULL)
-                    if h > best.h:
-                        best.feature = f
-                        best.h = h
-                        best.threshold = _midpoint(Xf[j], Xf[j + 1])
-                        best.WL = WM
-                        best.WR = WO
     else:               # sweep downwards (moving side = right); stop at the run of the minimum
         j = m - 1
         while j >= r0:
@@ -191,21 +209,8 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
             else:
                 stats_add_row(&sp.mov, cd, idx[p], wt[p], second)
             if Xf[j - 1] < Xf[j]:
-                WM = sp.mov.W
-                WO = T.W - WM
-                if WO < ml:
+                if not _try_cut(sp, T, best, f, sparse, A2O, A2T, Xf[j - 1], Xf[j], False):
                     break
-                if WM >= ml:
-                    if sparse:
-                        h = sp.mov.A2 / WM + A2O / WO - A2T / T.W
-                    else:
-                        h = gain(&sp.mov, T, cd, sp.est, NULL)
-                    if h > best.h:
-                        best.feature = f
-                        best.h = h
-                        best.threshold = _midpoint(Xf[j - 1], Xf[j])
-                        best.WL = WO
-                        best.WR = WM
             j -= 1
 
 
@@ -256,11 +261,7 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
             return
         h = gain(&sp.cur, T, cd, sp.est, NULL)
         if h > best.h:
-            best.feature = f
-            best.h = h
-            best.threshold = 0.0
-            best.WL = WS
-            best.WR = T.W - WS
+            _record(best, f, h, 0.0, WS, T.W - WS)
             memcpy(sp.best_cats, sp.cur_cats, k)
         return
     while True:
@@ -286,11 +287,7 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
         nA += 1
         fbest = rb
         if fbest > best.h:
-            best.feature = f
-            best.h = fbest
-            best.threshold = 0.0
-            best.WL = sp.cur.W
-            best.WR = T.W - sp.cur.W
+            _record(best, f, fbest, 0.0, sp.cur.W, T.W - sp.cur.W)
             memcpy(sp.best_cats, sp.cur_cats, k)
         if nA + 1 >= present:
             break
@@ -328,11 +325,7 @@ cdef void _random_numeric(Splitter* sp, const int32_t* idx, const double* wt, in
         return
     h = gain(&sp.mov, T, cd, sp.est, NULL)
     if h > best.h:
-        best.feature = f
-        best.h = h
-        best.threshold = thr
-        best.WL = WL
-        best.WR = WR
+        _record(best, f, h, thr, WL, WR)
 
 
 cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
@@ -371,11 +364,7 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
         return
     h = gain(&sp.cur, T, cd, sp.est, NULL)
     if h > best.h:
-        best.feature = f
-        best.h = h
-        best.threshold = 0.0
-        best.WL = sp.cur.W
-        best.WR = T.W - sp.cur.W
+        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W)
         memcpy(sp.best_cats, sp.try_cats, k)
 
 

@@ -1,6 +1,7 @@
 # Tree storage (parallel node arrays), the depth-first builder and prediction.
 from frcli._ext._utils cimport intp_t, int32_t, int64_t, uint8_t
 from frcli._ext._splitter cimport Splitter
+from libc.math cimport isnan
 
 cdef struct TreeData:
     intp_t n_nodes
@@ -29,7 +30,23 @@ cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double
                     bint keep_values) noexcept nogil
 cdef intp_t tree_leaf(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
                       double v_over) noexcept nogil
-cdef int tree_mix(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
-                  double v_over, double* out, intp_t* stk_n, double* stk_w) noexcept nogil
+cdef intp_t tree_leaves(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
+                        double v_over, int32_t* nodes, double* ws, intp_t* stk_n,
+                        double* stk_w) noexcept nogil
+cdef const double* tree_mix(const TreeData* t, const int32_t* nodes, const double* ws,
+                            intp_t cnt, double* out) noexcept nogil
 cdef dict tree_to_dict(TreeData* t)
 cdef void tree_view(dict d, TreeData* t, intp_t K, const int32_t* ncat)
+
+
+cdef inline int tree_route(const TreeData* t, intp_t node, double v) noexcept nogil:
+    """Where v goes at an internal node: 0 left, 1 right, 2 both (missing or unseen category).
+    Shared by prediction and the OOB permutations (inline, so defined here)."""
+    cdef intp_t k = t.ncat[t.feature[node]]
+    if isnan(v):
+        return 2
+    if k == 0:
+        return 0 if v <= t.threshold[node] else 1
+    if v < 0 or v >= k:
+        return 2
+    return 0 if t.cats[t.offset[node] + <intp_t>v] else 1

@@ -314,18 +314,6 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     return 0
 
 
-cdef inline int _route(const TreeData* t, intp_t node, double v) noexcept nogil:
-    """0 left, 1 right, 2 missing."""
-    cdef intp_t f = t.feature[node], k = t.ncat[f]
-    if isnan(v):
-        return 2
-    if k == 0:
-        return 0 if v <= t.threshold[node] else 1
-    if v < 0 or v >= k:
-        return 2
-    return 0 if t.cats[t.offset[node] + <intp_t>v] else 1
-
-
 cdef intp_t tree_leaf(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
                       double v_over) noexcept nogil:
     """The leaf reached by x (x[f * stride]; feature f_over reads v_over), or -1 if a missing
@@ -336,22 +324,20 @@ cdef intp_t tree_leaf(const TreeData* t, const double* x, intp_t stride, intp_t 
     while t.feature[node] >= 0:
         f = t.feature[node]
         v = v_over if f == f_over else x[f * stride]
-        side = _route(t, node, v)
+        side = tree_route(t, node, v)
         if side == 2:
             return -1
         node = t.left[node] if side == 0 else t.right[node]
     return node
 
 
-cdef int tree_mix(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
-                  double v_over, double* out, intp_t* stk_n, double* stk_w) noexcept nogil:
-    """Add the prediction of x (a weighted mix of leaf prototypes) to out[0:K].
-
-    stk_n/stk_w: scratch of at least n_nodes entries.
-    """
-    cdef intp_t n_stk = 1, node, f, c, K = t.K
+cdef intp_t tree_leaves(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
+                        double v_over, int32_t* nodes, double* ws, intp_t* stk_n,
+                        double* stk_w) noexcept nogil:
+    """The (leaf, weight) pairs x reaches (a missing value follows both branches, weighted by
+    p_left); returns their number. stk_n/stk_w/nodes/ws: scratch of n_nodes entries."""
+    cdef intp_t n_stk = 1, node, f, cnt = 0
     cdef double w, v, pl
-    cdef const double* val
     cdef int side
     stk_n[0] = 0
     stk_w[0] = 1.0
@@ -362,7 +348,7 @@ cdef int tree_mix(const TreeData* t, const double* x, intp_t stride, intp_t f_ov
         while t.feature[node] >= 0:
             f = t.feature[node]
             v = v_over if f == f_over else x[f * stride]
-            side = _route(t, node, v)
+            side = tree_route(t, node, v)
             if side == 2:
                 pl = t.p_left[node]
                 stk_n[n_stk] = t.right[node]
@@ -372,10 +358,23 @@ cdef int tree_mix(const TreeData* t, const double* x, intp_t stride, intp_t f_ov
                 node = t.left[node]
             else:
                 node = t.left[node] if side == 0 else t.right[node]
-        val = t.values + t.offset[node] * K
+        nodes[cnt] = <int32_t>node
+        ws[cnt] = w
+        cnt += 1
+    return cnt
+
+
+cdef const double* tree_mix(const TreeData* t, const int32_t* nodes, const double* ws,
+                            intp_t cnt, double* out) noexcept nogil:
+    """out[0:K] = the weighted mix of the prototypes of the leaves (tree_leaves' output)."""
+    cdef intp_t i, c, K = t.K
+    cdef const double* val
+    memset(out, 0, K * sizeof(double))
+    for i in range(cnt):
+        val = t.values + t.offset[nodes[i]] * K
         for c in range(K):
-            out[c] += w * val[c]
-    return 0
+            out[c] += ws[i] * val[c]
+    return out
 
 
 # -- Python-facing helpers: a tree as a dict of NumPy arrays ---------------------------------
@@ -426,24 +425,34 @@ def predict_trees(list trees, const double[:, ::1] X, const int32_t[::1] ncat, i
     cdef TreeData t
     out = np.zeros((n, K), dtype=np.float64)
     cdef double[:, ::1] o = out
-    cdef intp_t* stk_n
-    cdef double* stk_w
+    cdef intp_t cnt
     cdef intp_t max_nodes = 1
     for d in trees:
         max_nodes = max(max_nodes, d["feature"].shape[0])
-    stk_n = <intp_t*>malloc(max_nodes * sizeof(intp_t))
-    stk_w = <double*>malloc(max_nodes * sizeof(double))
+    cdef intp_t* stk_n = <intp_t*>malloc(max_nodes * sizeof(intp_t))
+    cdef double* stk_w = <double*>malloc(max_nodes * sizeof(double))
+    cdef int32_t* nodes = <int32_t*>malloc(max_nodes * sizeof(int32_t))
+    cdef double* ws = <double*>malloc(max_nodes * sizeof(double))
+    cdef double* buf = <double*>malloc(max(K, 1) * sizeof(double))
     try:
+        if stk_n == NULL or stk_w == NULL or nodes == NULL or ws == NULL or buf == NULL:
+            raise MemoryError()
         for d in trees:
             if "values" not in d:
                 raise ValueError("the trees were grown without leaf prototypes")
             tree_view(d, &t, K, &ncat[0])
             with nogil:
                 for i in range(n):
-                    tree_mix(&t, &X[i, 0], 1, -1, 0.0, &o[i, 0], stk_n, stk_w)
+                    cnt = tree_leaves(&t, &X[i, 0], 1, -1, 0.0, nodes, ws, stk_n, stk_w)
+                    tree_mix(&t, nodes, ws, cnt, buf)
+                    for c in range(K):
+                        o[i, c] += buf[c]
     finally:
         free(stk_n)
         free(stk_w)
+        free(nodes)
+        free(ws)
+        free(buf)
     if nt > 0:
         out /= nt
     return out

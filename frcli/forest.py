@@ -322,13 +322,12 @@ class PCTForest:
         if rf_score and not self.bootstrap:
             raise ConfigError("the Random Forest score needs out-of-bag examples: use "
                               "bootstrap=true with extra trees (or bagging / rf)")
-        ssl = (dataset.task != "unsupervised" and self.w is not None
-               and not bool(np.all(dataset.labeled)))
-        if ssl and float(self.w) >= 1.0:
-            # w = 1 is the supervised counterpart: grown on the labeled rows only
-            # (spec-ssl-unsup §1.2 and §1.5)
+        partly = dataset.task != "unsupervised" and not bool(np.all(dataset.labeled))
+        ssl = partly and self.w is not None and float(self.w) < 1.0
+        if partly and not ssl:
+            # supervised (w None) or its counterpart w = 1: grown on the labeled rows only
+            # (spec-ssl-unsup §1.2 and §1.5); unlabeled rows carry no target information
             dataset = dataset.subset(dataset.labeled)
-            ssl = False
         spec = clustering_spec(dataset, w=self.w if ssl else None, w0=self.w0,
                                hmlc_normalise=self.hmlc_normalise)
         F = dataset.n_features
@@ -506,7 +505,8 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     Returns ``{"symbolic": (F,), "genie3": (F,), "rf": (F,) if computed,
     "genie3_per_target" / "rf_per_target": (T, F) if per_target, "target_names",
     "meta", "timings"}``. ``rf_score`` defaults to "whenever the ensemble bootstraps".
-    ``w``: a float, ``"auto"`` (internal CV) or None; used only when some rows are unlabeled.
+    ``w``: a float, ``"auto"`` (internal CV) or None; used only when some rows are unlabeled
+    and ``dataset.semi_supervised`` (otherwise those rows are dropped with a warning).
     """
     import time
     t0 = time.perf_counter()
@@ -514,6 +514,8 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     if rf_score is None:
         rf_score = boot
     meta: dict[str, Any] = {}
+    # unlabeled rows make the forest semi-supervised only when that was asked for
+    dataset = dataset.supervised_view(f"the {ensemble} ensemble")
     ssl = dataset.task != "unsupervised" and not bool(np.all(dataset.labeled))
     wv: float | None = None
     if ssl:

@@ -63,35 +63,99 @@ def to_table(ranking: Ranking, top: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _param_label(ranking: Ranking) -> str:
-    return "".join(f"{k}{v}" for k, v in ranking.params.items()) or "overAll"
+_ENSEMBLE_NAMES = {"rf": "RForest", "bagging": "Bagging", "et": "ExtraTrees"}
+_SCORE_NAMES = {"symbolic": "Symbolic", "genie3": "Genie3", "rf": "RForest"}
+
+
+def _is_relief(r: Ranking) -> bool:
+    return r.method.startswith("relief") and "n_iterations" in r.meta and "neighbours" in r.params
+
+
+def _grid_tags(rankings: Sequence[Ranking]) -> list[str]:
+    """One column tag per ranking: CLUS's ``Iter<m>Neigh<k>`` for Relief (plus ``Sigma<s>``
+    when the grid varies sigma), else the parameters that vary (``""`` for one ranking)."""
+    varying = [k for k in rankings[0].params
+               if len({repr(r.params.get(k)) for r in rankings}) > 1]
+    tags = []
+    for r in rankings:
+        if _is_relief(r):
+            t = f"Iter{r.meta['n_iterations']}Neigh{r.params['neighbours']}"
+            if "sigma" in varying:
+                t += f"Sigma{r.params['sigma']}"
+        else:
+            t = "".join(f"{k}{r.params[k]}" for k in varying)
+        tags.append(t)
+    return tags
+
+
+# CLUS names the RF-score columns after the error measure of the task
+_RF_ERROR_NAMES = {"regression": "Root mean squared error (RMSE):",
+                   "mtr": "Root mean squared error (RMSE):", "classification": "Accuracy:",
+                   "mlc": "HammingLoss:", "hmlc": "Hierarchical error measures:"}
+
+
+def _column_names(r: Ranking) -> tuple[str, str]:
+    """(overall column, per-target prefix) as CLUS writes them for this kind of ranking."""
+    if _is_relief(r):
+        return "overall", ""
+    score = r.meta.get("score") if r.meta.get("ensemble") in _ENSEMBLE_NAMES else None
+    if score == "symbolic":
+        return f"w={r.params.get('symbolic_weight', 0.5)}", ""
+    if score == "rf":
+        prefix = _RF_ERROR_NAMES.get(r.meta.get("task"), "Error:")
+        return prefix + "overall", prefix
+    return "overAll", ""
+
+
+def _fimp_header(rankings: Sequence[Ranking], dataset_name: str) -> list[str]:
+    first = rankings[0]
+    if _is_relief(first):
+        ks = sorted({int(r.params["neighbours"]) for r in rankings})
+        ms = sorted({int(r.meta["n_iterations"]) for r in rankings})
+        lines = ["Ranking method: Relief with all combinations of",
+                 f"numbers of neighbours: [{', '.join(map(str, ks))}]",
+                 f"numbers of iterations: [{', '.join(map(str, ms))}]"]
+    elif first.meta.get("ensemble") in _ENSEMBLE_NAMES and first.meta.get("score") in _SCORE_NAMES:
+        lines = [f"Ensemble method: {_ENSEMBLE_NAMES[first.meta['ensemble']]}",
+                 f"Ranking method: {_SCORE_NAMES[first.meta['score']]}"]
+        if "trees" in first.params:
+            lines.append(f"Ensemble size: {first.params['trees']}")
+    else:
+        lines = [f"Ranking method: {first.method}"]
+    params = ", ".join(f"{k}: {v}" for k, v in first.params.items())
+    lines.append(f"frcli method: {first.method}" + (f" ({params})" if params else ""))
+    if dataset_name:
+        lines.append(f"Data set: {dataset_name}")
+    return lines
 
 
 def to_fimp(rankings: Sequence[Ranking], dataset_name: str = "") -> str:
     """CLUS's ``.fimp`` layout: header lines, a tab-separated column header, a dashed line,
     then ``index<TAB>name<TAB>[ranks]<TAB>[importances]`` per feature (1-based index).
 
-    One column per ranking, plus per-target columns when the ranking has them, in CLUS's
-    order (overall first, then each target), so CLUS users can diff the files.
+    Columns as CLUS names and orders them, so CLUS users can diff the files: the overall
+    block, then one block per target when the rankings have per-target importances. Relief:
+    ``overall<tag>`` / ``<target><tag>`` for every grid combination, ``<tag>`` =
+    ``Iter<m>Neigh<k>``, iterations outermost. Ensembles: Genie3 ``overAll``, ``<target>``;
+    Symbolic ``w=<weight>``; RF score ``<error measure>:overall``, ``<error measure>:<target>``
+    (CLUS writes no per-label RF columns for mlc/hmlc; ours follow the overall one). A grid
+    of ensemble rankings appends the varying parameters (``trees2``) to every name.
     """
-    cols: list[tuple[str, np.ndarray]] = []
-    for r in rankings:
-        tag = _param_label(r) if len(rankings) > 1 else "overAll"
-        cols.append((tag, r.importances))
-    for r in rankings:
-        if r.per_target is not None:
-            names = r.target_names or [f"tar{j + 1}" for j in range(len(r.per_target))]
-            suffix = _param_label(r) if len(rankings) > 1 else ""
-            cols.extend((f"{t}{suffix}", row) for t, row in zip(names, r.per_target))
+    tags = _grid_tags(rankings)
+    overall, prefix = _column_names(rankings[0])
+    cols: list[tuple[str, np.ndarray]] = [(overall + t, r.importances)
+                                          for r, t in zip(rankings, tags)]
+    with_per = [(r, t) for r, t in zip(rankings, tags) if r.per_target is not None]
+    if with_per:
+        r0 = with_per[0][0]
+        names = r0.target_names or [f"tar{j + 1}" for j in range(len(r0.per_target))]
+        for j, name in enumerate(names):
+            cols.extend((f"{prefix}{name}{t}", r.per_target[j]) for r, t in with_per)
     first = rankings[0]
-    params = ", ".join(f"{k}: {v}" for k, v in first.params.items())
-    header = [f"Ranking method: {first.method}" + (f" ({params})" if params else "")]
-    if dataset_name:
-        header.append(f"Data set: {dataset_name}")
     names = [c[0] for c in cols]
     colhead = ("attributeDatasetIndex\tattributeName\t[" + ", ".join(f"{n}Rank" for n in names)
                + "]\t[" + ", ".join(names) + "]")
-    lines = header + [colhead, "-" * len(colhead)]
+    lines = _fimp_header(rankings, dataset_name) + [colhead, "-" * len(colhead)]
     ranks = [Ranking("x", first.feature_names, v).ranks() for _, v in cols]
     for i, name in enumerate(first.feature_names):
         rk = ", ".join(str(int(r[i])) for r in ranks)

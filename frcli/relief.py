@@ -5,9 +5,10 @@ Variants (spec-core §5, spec-ssl-unsup §3-4), chosen from the task:
 * classification, every class known -> ReliefF (hits, misses per class weighted by priors);
 * regression / mtr (numeric and/or nominal targets: CLUS "mixed"), mlc, hmlc -> the RReliefF
   estimator with a task-specific target distance d_Y;
-* some rows unlabeled (``labeled`` False) -> SSL-Relief (influence weights, d_Y between
-  labeled pairs and d_X otherwise, normalised by the pair-weight sum), or drop them
-  (``unlabeled="ignore"``, CLUS's behaviour for an unknown class);
+* some rows unlabeled (``labeled`` False) and ``dataset.semi_supervised`` -> SSL-Relief
+  (influence weights, d_Y between labeled pairs and d_X otherwise, normalised by the
+  pair-weight sum); without ``semi_supervised`` they are left out (``unlabeled="ignore"``,
+  CLUS's behaviour for an unknown class), with a warning;
 * unsupervised -> URelief (d_Y := d_X).
 
 How the grid costs one run (spec-core §5.8): sampled instances are a seeded permutation
@@ -80,7 +81,6 @@ def column_meta(V: np.ndarray, nominal: np.ndarray, n_values: np.ndarray,
     """Distance metadata of the columns of V (n, F); min/max over known values of ``rows``."""
     V = np.asarray(V, dtype=np.float64)
     ref = V if rows is None else V[rows]
-    F = V.shape[1]
     known = ~np.isnan(ref)
     has_miss = np.isnan(V).any(axis=0)
     with np.errstate(all="ignore"):
@@ -249,7 +249,7 @@ def neighbour_weights(k: int, sigma: float, avail: int) -> np.ndarray:
 def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
            neighbours: Sequence[int] = (15,), sigma: Sequence[float] = (0.0,), *,
            distance: str | None = None, w0: float = 0.75, weight_aggregate: str = "sum",
-           per_target: bool = False, unlabeled: str = "ssl",
+           per_target: bool = False, unlabeled: str = "auto",
            influence: tuple[float, float] = (0.5, 1.0), nominal_targets: str = "relieff",
            sparse: str = "auto", seed: int = 0, jobs: int = 1) -> list[ReliefResult]:
     """Relief importances for every combination (iterations x neighbours x sigma, in order).
@@ -260,6 +260,10 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     ``"shared"`` instead uses the 0/1 target distance with the shared neighbours (cheaper).
     Numeric targets always share the neighbours of the overall ranking.
 
+    ``unlabeled``: rows without any known target give SSL-Relief (``"ssl"``) or are left
+    out of the sampling and the neighbours (``"ignore"``, CLUS); ``"auto"`` = ``"ssl"`` only
+    when ``dataset.semi_supervised`` (the user asked), otherwise ``"ignore"`` with a warning.
+
     ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
     differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
     neighbours are identical either way.
@@ -267,6 +271,14 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     if nominal_targets not in ("relieff", "shared"):
         raise ConfigError(f"bad value {nominal_targets!r} for parameter 'nominal_targets' "
                           "(relieff, shared)")
+    if unlabeled == "auto":
+        unlabeled = "ssl" if dataset.semi_supervised else "ignore"
+        if unlabeled == "ignore" and dataset.Y is not None and \
+                dataset.task != "unsupervised" and not bool(np.all(dataset.labeled)):
+            import warnings
+            warnings.warn(f"{dataset.name}: Relief ignores the {int((~dataset.labeled).sum())} "
+                          f"of {dataset.n_examples} rows without known targets (use "
+                          "--semi-supervised for SSL-Relief)", stacklevel=2)
     labels_only = (dataset.task in ("mlc", "hmlc") and nominal_targets == "relieff"
                    and (bool(np.all(dataset.labeled)) or unlabeled == "ignore"))
     prep = _prepare(dataset, sparse)
@@ -323,7 +335,9 @@ def _per_target_relieff(dataset: Dataset, out: list[ReliefResult], iterations, n
         sub = replace(dataset, task="classification", Y=y[:, None], hierarchy=None,
                       targets=[Attribute(dataset.target_names[j], "nominal", tuple(cats))],
                       labeled=~np.isnan(y))
-        res = _relief(sub, iterations, neighbours, sigma, seed=seed, jobs=jobs, prep=prep)
+        # reached only for the supervised variant: rows without this target are left out
+        res = _relief(sub, iterations, neighbours, sigma, unlabeled="ignore", seed=seed,
+                      jobs=jobs, prep=prep)
         for o, r in zip(out, res):
             o.per_target[j] = r.importances
 
@@ -413,15 +427,9 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         Gacc, _ = K_.accumulate(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, rows,
                                 np.ascontiguousarray(slot_nbr), slot_c, slot_w, slot_dy,
                                 snaps, C, jobs)
-        out = []
-        for v, cnt_i in zip(iterations, counts):
-            s = int(np.searchsorted(snaps, cnt_i))
-            for k in neighbours:
-                for sg in sigma:
-                    W = _class_weights(avail_vals, kmax, k, sg)
-                    imp = W @ Gacc[s] / cnt_i
-                    out.append(ReliefResult(v, cnt_i, k, sg, imp, None, dict(meta)))
-        return out
+        return [ReliefResult(v, cnt_i, k, sg, W @ Gacc[s] / cnt_i, None, dict(meta))
+                for v, cnt_i, s, k, sg, W in _combinations(iterations, counts, snaps,
+                                                           neighbours, sigma, avail_vals, kmax)]
 
     # -- regression form: RReliefF / MTR / MLC / HMLC / SSL / URelief ---------------------
     valid = slot_nbr >= 0
@@ -480,20 +488,24 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
             Tsum[s, q] = np.bincount(flat_c[:lim], weights=(pw * dy[:, :, q]).ravel()[:lim],
                                      minlength=C)
     out = []
+    for v, cnt_i, s, k, sg, W in _combinations(iterations, counts, snaps, neighbours, sigma,
+                                               avail_vals, kmax):
+        S = W @ Ssum[s]
+        dF = W @ Gacc[s]
+        imps = [_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S) for q in range(Q)]
+        per = np.array(imps[1:]) if Q > 1 else None
+        out.append(ReliefResult(v, cnt_i, k, sg, imps[0], per, dict(meta)))
+    return out
+
+
+def _combinations(iterations, counts, snaps, neighbours, sigma, avail_vals, kmax):
+    """(iterations value, count, snapshot index, k, sigma, slot-class weights) of every grid
+    combination, iterations outermost (the order of the results)."""
     for v, cnt_i in zip(iterations, counts):
         s = int(np.searchsorted(snaps, cnt_i))
         for k in neighbours:
             for sg in sigma:
-                W = _class_weights(avail_vals, kmax, k, sg)
-                S = W @ Ssum[s]
-                dF = W @ Gacc[s]
-                imps = []
-                for q in range(Q):
-                    imps.append(_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S))
-                imp = imps[0]
-                per = np.array(imps[1:]) if Q > 1 else None
-                out.append(ReliefResult(v, cnt_i, k, sg, imp, per, dict(meta)))
-    return out
+                yield v, cnt_i, s, k, sg, _class_weights(avail_vals, kmax, k, sg)
 
 
 def _class_weights(avail_vals: np.ndarray, kmax: int, k: int, sigma: float) -> np.ndarray:

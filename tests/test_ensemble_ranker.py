@@ -142,3 +142,81 @@ def test_params_and_meta():
     assert "rank_s" in r.timings
     grid = get_ranker("genie3-rf").rank(ds, {"trees": [2, 3]}, seed=0)
     assert [g.params["trees"] for g in grid] == [2, 3]
+
+
+def test_unlabeled_rows_without_semi_supervised_are_dropped():
+    """Rows lacking every target make the forest semi-supervised only when asked for."""
+    import dataclasses
+
+    ds = planted("mtr", n=200)
+    part = ds.with_unlabeled(np.random.default_rng(2).random(200) < 0.4)
+    plain = dataclasses.replace(part, semi_supervised=False)
+    with pytest.warns(UserWarning, match="without known targets"):
+        r = get_ranker("genie3-rf").rank(plain, {"trees": 8}, seed=0)[0]
+    assert "w" not in r.meta
+    sup = get_ranker("genie3-rf").rank(part.subset(part.labeled), {"trees": 8}, seed=0)[0]
+    assert np.array_equal(r.importances, sup.importances)
+    ssl = get_ranker("genie3-rf").rank(part, {"trees": 8, "w": 0.5}, seed=0)[0]
+    assert ssl.meta["w"] == 0.5 and not np.array_equal(ssl.importances, r.importances)
+
+
+SYNTH = __import__("pathlib").Path(__file__).resolve().parents[1] / "datasets" / "synthetic"
+
+
+@pytest.mark.parametrize("method", ["genie3-rf-str", "rf-bagging-str", "relief-str"])
+@pytest.mark.parametrize("name, targets", [("synth-mtr", "13-15"), ("synth-mlc", "13-17"),
+                                           ("synth-hmlc", "13"),
+                                           ("synth-classification", "13")])
+def test_str_variants_through_the_cli(method, name, targets, capsys):
+    """-str runs on every task with targets and writes per-target importances in JSON whose
+    mean is the overall ranking; on a single target it is the plain method (documented)."""
+    import json
+
+    from frcli.cli import main
+
+    path = SYNTH / f"{name}.arff"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    base = ["rank", str(path), "--targets", targets, "--format", "json", "--seed", "3"]
+    extra = [] if method.startswith("relief") else ["--param", "trees=10"]
+    assert main(base + ["--method", method] + extra) == 0
+    doc = json.loads(capsys.readouterr().out)
+    imp = np.array([f["importance"] for f in doc["features"]])
+    per = doc["per_target"]
+    assert len(per) >= 1
+    per_mat = np.array([[per[t][f["feature"]] for f in doc["features"]] for t in per])
+    np.testing.assert_allclose(per_mat.mean(axis=0), imp, atol=1e-12)
+    if name == "synth-classification":
+        assert main(base + ["--method", method[:-4]] + extra) == 0
+        plain = json.loads(capsys.readouterr().out)
+        assert [f["importance"] for f in plain["features"]] == list(imp)
+
+
+@pytest.mark.parametrize("method", ["genie3-rf", "relief"])
+def test_cli_semi_supervised_only_when_asked(method, capsys):
+    """synth-ssl-mtr (70 % rows without targets): plain `rank` learns from the labelled rows
+    (with a warning); `--semi-supervised` gives the SSL variant."""
+    import json
+    import warnings
+
+    from frcli.cli import main
+    from frcli.data import load_dataset
+
+    path = SYNTH / "synth-ssl-mtr.arff"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert load_dataset(path, targets="13-15", semi_supervised=True).semi_supervised
+    base = ["rank", str(path), "--targets", "13-15", "--method", method, "--format", "json"]
+    extra = ["--param", "trees=5", "--param", "w=0.5"] if method != "relief" else []
+    assert main(base + extra) == 0
+    cap = capsys.readouterr()
+    assert "without known targets" in cap.err     # the CLI prints warnings on stderr
+    plain = json.loads(cap.out)
+    assert main(base + extra + ["--semi-supervised"]) == 0
+    ssl = json.loads(capsys.readouterr().out)
+    if method == "relief":
+        assert plain["meta"]["variant"] == "rrelieff" and ssl["meta"]["variant"] == "ssl"
+    else:
+        assert "w" not in plain["meta"] and ssl["meta"]["w"] == 0.5

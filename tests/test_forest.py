@@ -171,3 +171,14 @@ def test_perfect_oob_fit_trees_are_counted():
     sc = forest_scores(ds, "bagging", trees=5, seed=0)
     assert sc["meta"]["rf_zero_error_trees"] == 5
     assert sc["rf"][0] == 0.0
+
+
+@pytest.mark.parametrize("task", ["mtr", "mlc"])
+def test_supervised_forest_grows_on_the_labeled_rows_only(task):
+    """w=None (supervised): rows without targets carry nothing to learn; the model equals
+    the one grown on the labeled rows (before: they joined the bags with unknown targets)."""
+    ds = make(task, n=120)
+    part = ds.with_unlabeled(np.random.default_rng(4).random(120) < 0.4)
+    a = PCTForest("bagging", trees=4, seed=2).fit(part)
+    b = PCTForest("bagging", trees=4, seed=2).fit(part.subset(part.labeled))
+    np.testing.assert_array_equal(a.predict(ds.X), b.predict(ds.X))

@@ -83,3 +83,36 @@ def test_orderings_and_magnitudes_agree(forests, name):
         r_clus = np.array([clus["RForest"][f] for f in names])
         assert spearman(r_clus, sc["rf"]) > 0.3
         assert spearman(s_clus, sc["symbolic"]) > 0.5
+
+
+@pytest.mark.parametrize("name, targets, hierarchy", [
+    ("testMTR-RealWorld", "48,49,50", None), ("testSTC-RealWorld", "5", None),
+    ("testMLC-RealWorld", "1002-1054", None), ("testDagHMLC-RealWorld", None, "dag")])
+@pytest.mark.parametrize("score, method", [("Genie3", "genie3-rf"), ("Symbolic", "symbolic-rf"),
+                                           ("RForest", "rf-rf")])
+def test_cli_fimp_columns_are_clus(shared_data, capsys, name, targets, hierarchy, score,
+                                   method):
+    """`frcli rank ... --format fimp` names and orders the columns as CLUS's 2-tree files
+    (the feature rows too); for mlc/hmlc we add per-label RF-score columns after CLUS's."""
+    from frcli.cli import main
+
+    ref = shared_data / "clus-reference"
+    args = ["rank", str(ref / f"{name}.arff"), "-m", method, "-p", "trees=2", "-f", "fimp"]
+    args += ["--targets", targets] if targets else []
+    args += ["--hierarchy", hierarchy] if hierarchy else []
+    assert main(args) == 0
+    mine = capsys.readouterr().out.splitlines()
+    truth = (ref / f"{name}{score}Trees2.fimpTruth").read_text().splitlines()
+    assert mine[:3] == truth[:3]                      # ensemble method, ranking, size
+
+    def columns(lines):
+        head = next(s for s in lines if s.startswith("attributeDatasetIndex"))
+        return [c.strip() for c in head.split("\t")[3].strip("[]").split(",")]
+
+    theirs = columns(truth)
+    assert columns(mine)[:len(theirs)] == theirs
+    def rows(lines):       # CLUS may list them by relevance: compare as sets of names
+        start = next(i for i, s in enumerate(lines) if s.startswith("---"))
+        return sorted(s.split("\t")[1] for s in lines[start + 1:] if s.strip())
+
+    assert rows(mine) == rows(truth)

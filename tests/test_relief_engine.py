@@ -317,7 +317,7 @@ def test_ssl_relief(task):
     labeled[:2] = True
     if task == "mlc":
         Y = (rng.random((n, 3)) < 0.4).astype(np.uint8)
-        ds = Dataset("s", X, feats, task, Y=Y, labeled=labeled,
+        ds = Dataset("s", X, feats, task, Y=Y, labeled=labeled, semi_supervised=True,
                      targets=[Attribute(f"l{j}", "numeric") for j in range(3)])
         dY = ref_mlc_dist(Y, "hamming")
         kw = {"distance": "hamming"}
@@ -327,7 +327,7 @@ def test_ssl_relief(task):
         y = np.where(np.isnan(y), 0.0, y)
         y[~labeled] = np.nan
         nom = task == "classification"
-        ds = Dataset("s", X, feats, task, Y=y[:, None],
+        ds = Dataset("s", X, feats, task, Y=y[:, None], semi_supervised=True,
                      targets=[Attribute("y", "nominal" if nom else "numeric",
                                         ("0", "1") if nom else ())])
         assert (ds.labeled == labeled).all()
@@ -411,7 +411,7 @@ def test_jobs_do_not_change_results(task):
     elif task == "ssl":
         y = rng.normal(size=n)
         y[rng.random(n) < 0.5] = np.nan
-        ds = Dataset("j", X, feats, "regression", Y=y[:, None],
+        ds = Dataset("j", X, feats, "regression", Y=y[:, None], semi_supervised=True,
                      targets=[Attribute("y", "numeric")])
     else:
         ds = Dataset("j", X, feats, "unsupervised")
@@ -482,6 +482,7 @@ def test_search_neighbours_exact_with_ties(k, sparse):
     """Many exact ties and ranges with inexact inverses (3, 7, 0.3): the kernel's
     approximate first pass must not change the neighbours or the tie order."""
     from frcli._ext import _relief
+
     from frcli.relief import column_meta
 
     rng = np.random.default_rng(13)
@@ -525,6 +526,27 @@ def test_unlabeled_ignore_leaves_rows_out():
         want = ref_rrelieff(X, nominal, nvals, k, sg, ref_rows(n, frac, 4, np.flatnonzero(known)),
                             dY, cand_mask=known)
         np.testing.assert_allclose(got.importances, want, rtol=0, atol=1e-12)
+
+
+def test_unlabeled_rows_need_semi_supervised():
+    """Rows without targets make Relief semi-supervised only when asked for; otherwise
+    they are left out (as ``unlabeled="ignore"``) with a warning."""
+    import dataclasses
+
+    rng = np.random.default_rng(14)
+    n = 40
+    X, _, _, feats = make_X(rng, n)
+    y = X[:, 1] + 0.2 * rng.normal(size=n)
+    y = np.where(np.isnan(y), 0.0, y)
+    y[rng.random(n) < 0.3] = np.nan
+    ds = Dataset("i", X, feats, "regression", Y=y[:, None], targets=[Attribute("y", "numeric")])
+    with pytest.warns(UserWarning, match="without known targets"):
+        plain = relief(ds, [1.0], [3], [0.0], seed=4)[0]
+    assert plain.meta["variant"] == "rrelieff"
+    ign = relief(ds, [1.0], [3], [0.0], seed=4, unlabeled="ignore")[0]
+    assert np.array_equal(plain.importances, ign.importances)
+    ssl = relief(dataclasses.replace(ds, semi_supervised=True), [1.0], [3], [0.0], seed=4)[0]
+    assert ssl.meta["variant"] == "ssl"
 
 
 def test_sparse_first_pass_gives_identical_results():
@@ -583,3 +605,23 @@ def test_properties_hold_on_arbitrary_small_data():
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
 
     check()
+
+
+def test_per_target_relieff_leaves_out_rows_missing_that_target():
+    """Mixed MTR, a nominal target unknown in some (otherwise labelled) rows: its per-target
+    column is ReliefF without those rows (CLUS), not SSL-Relief through the descriptive
+    space (the engine's SSL default leaked into the per-target pass before)."""
+    rng = np.random.default_rng(21)
+    n = 60
+    X, _, _, feats = make_X(rng, n)
+    num = X[:, 0] + 0.1 * rng.normal(size=n)
+    cls = (X[:, 1] > 0).astype(float)
+    cls[rng.random(n) < 0.25] = np.nan
+    targets = [Attribute("num", "numeric"), Attribute("cls", "nominal", ("0", "1"))]
+    ds = Dataset("m", X, feats, "mtr", Y=np.column_stack([num, cls]), targets=targets)
+    assert ds.labeled.all()
+    got = relief(ds, [1.0], [5], [0.0], per_target=True, seed=2)[0]
+    sub = Dataset("c", X, feats, "classification", Y=cls[:, None], targets=[targets[1]])
+    want = relief(sub, [1.0], [5], [0.0], unlabeled="ignore", seed=2)[0]
+    assert want.meta["variant"] == "relieff"
+    np.testing.assert_allclose(got.per_target[1], want.importances, rtol=0, atol=1e-12)

@@ -11,6 +11,9 @@ One representation for every task, so that engines need no per-format code:
       and ``hierarchy`` describes the labels (same column order).
     - ``unsupervised``: ``None``.
 * ``labeled``: bool (n,), False where a row's targets are all unknown (semi-supervised use).
+* ``semi_supervised``: the user asked for semi-supervised learning (``--semi-supervised``,
+  ``with_unlabeled``). Without it, supervised rankers drop unlabelled rows with a warning
+  (``supervised_view``) instead of silently switching to semi-supervised mode.
 """
 from __future__ import annotations
 
@@ -107,6 +110,7 @@ class Dataset:
     hierarchy: Hierarchy | None = None
     labeled: np.ndarray | None = None
     source: str | None = None
+    semi_supervised: bool = False
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.float64)
@@ -188,7 +192,20 @@ class Dataset:
         Y = None if self.Y is None else self.Y.copy()
         if Y is not None and Y.dtype != np.uint8:
             Y[mask] = np.nan
-        return replace(self, Y=Y, labeled=self.labeled & ~mask)
+        return replace(self, Y=Y, labeled=self.labeled & ~mask, semi_supervised=True)
+
+    def supervised_view(self, who: str = "this method") -> "Dataset":
+        """Self, or (when rows lack every target and semi-supervised learning was not asked
+        for) the labelled rows only, with a warning naming ``who``."""
+        if (self.semi_supervised or self.task == "unsupervised" or self.Y is None
+                or bool(np.all(self.labeled))):
+            return self
+        import warnings
+
+        n_un = int((~self.labeled).sum())
+        warnings.warn(f"{self.name}: {who} ignores the {n_un} of {self.n_examples} rows without "
+                      "known targets (use --semi-supervised to learn from them)", stacklevel=3)
+        return self.subset(self.labeled)
 
     def label_cardinality(self) -> float | None:
         if not self.is_label_task or self.Y is None:

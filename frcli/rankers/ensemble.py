@@ -2,7 +2,9 @@
 
 The method name picks the score and the ensemble; ``-str`` grows one single-target ensemble
 per target (binary relevance for mlc/hmlc) and averages the importances (spec-core §4.4);
-the per-target importances then come from those ensembles. Without ``-str``, Genie3 and the
+the per-target importances then come from those ensembles. On a single-target task
+(regression, classification) ``-str`` is the plain method (same forest, same seeds), still
+reported per target; on unsupervised data it is a ConfigError. Without ``-str``, Genie3 and the
 RF score also come per target from the same trees (CLUS ``FeatureRankingPerTarget``).
 
 To get all three scores from one forest (the experiment runner does), call
@@ -103,6 +105,8 @@ class EnsembleRanker(Ranker):
         from frcli.forest import forest_scores
 
         t0 = time.perf_counter()
+        # rows without targets: semi-supervised only when asked (else dropped, one warning)
+        dataset = dataset.supervised_view(f"method '{self.method}'")
         boot = params["bootstrap"]
         if boot is None or boot == "default":
             boot = self.ensemble != "et"
@@ -116,7 +120,8 @@ class EnsembleRanker(Ranker):
                   w0=params["w0"], symbolic_weight=params["symbolic_weight"],
                   rf_score=self.score == "rf", seed=seed, jobs=jobs)
         key = {"symbolic": "symbolic", "genie3": "genie3", "rf": "rf"}[self.score]
-        meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score}
+        meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score,
+                                "task": dataset.task}
         timings: dict[str, float] = {}
         if self.str_variant:
             imp, per_target, names, sub_meta = self._str(dataset, key, kw)

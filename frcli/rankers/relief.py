@@ -3,8 +3,11 @@
 ``relief`` ranks with the task's own target distance (ReliefF, RReliefF/MTR, MLC, HMLC,
 SSL, URelief). ``relief-str`` ranks every target separately (nominal targets and labels with
 ReliefF as CLUS does, numeric targets sharing one neighbour search) and averages the
-per-target importances. ``iterations``, ``neighbours`` and ``sigma`` lists are computed in
-one pass (``rank_grid``) and give one Ranking per combination, iterations outermost.
+per-target importances (on one target: plain ``relief``, reported per target too).
+Rows without targets give SSL-Relief only for a semi-supervised data set
+(``--semi-supervised``); otherwise they are left out with a warning. ``iterations``,
+``neighbours`` and ``sigma`` lists are computed in one pass (``rank_grid``) and give one
+Ranking per combination, iterations outermost.
 """
 from __future__ import annotations
 
@@ -52,8 +55,9 @@ class ReliefRanker(Ranker):
         Param("nominal_targets", parse_choice("relieff", "shared"), "relieff",
               "per-target ranking of nominal targets/labels: ReliefF (CLUS) or the shared "
               "neighbours with a 0/1 distance"),
-        Param("unlabeled", parse_choice("ssl", "ignore"), "ssl",
-              "rows without targets: SSL-Relief, or leave them out"),
+        Param("unlabeled", parse_choice("auto", "ssl", "ignore"), "auto",
+              "rows without targets: SSL-Relief, or leave them out; auto = SSL-Relief only "
+              "with --semi-supervised"),
         Param("ssl_w0", parse_float, 0.5, "SSL influence of the farthest unlabeled row",
               check=lambda v: 0 <= v <= 1, check_msg="must be in [0, 1]"),
         Param("ssl_w1", parse_float, 1.0, "SSL influence of the closest unlabeled row",
@@ -92,7 +96,11 @@ class ReliefRanker(Ranker):
             params = {**fixed, "iterations": r.iterations, "neighbours": r.neighbours,
                       "sigma": r.sigma}
             imp = r.importances
-            if per_str and r.per_target is not None:
+            if per_str and r.per_target is None:
+                # one target (classification ReliefF): relief-str is plain relief, reported
+                # per target too so every -str ranking has the same shape
+                r.per_target = np.asarray(imp)[None, :].copy()
+            if per_str:
                 imp = r.per_target.mean(axis=0)
             meta = {**r.meta, "n_iterations": r.n_iterations, "seed": seed}
             out.append(Ranking(
