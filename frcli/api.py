@@ -23,12 +23,20 @@ DataLike = "str | os.PathLike | Dataset | tuple[np.ndarray, np.ndarray | None]"
 
 def dataset_from_arrays(X, Y=None, *, task: str | None = None,
                         feature_names: Sequence[str] | None = None,
-                        target_names: Sequence[str] | None = None) -> Dataset:
+                        target_names: Sequence[str] | None = None,
+                        semi_supervised: bool = False) -> Dataset:
     """Wrap numeric arrays as a Dataset, inferring the task when not given.
 
     ``Y`` 1-D of integers/strings/bools → classification; 1-D floats → regression; 2-D 0/1 →
-    mlc; 2-D otherwise → mtr; ``None`` → unsupervised. NaN marks missing values.
+    mlc; 2-D otherwise → mtr; ``None`` → unsupervised. NaN marks missing values; with
+    ``semi_supervised=True`` rows whose targets are all NaN are the unlabelled part.
     """
+    ds = _from_arrays(X, Y, task, feature_names, target_names)
+    ds.semi_supervised = semi_supervised
+    return ds
+
+
+def _from_arrays(X, Y, task, feature_names, target_names) -> Dataset:
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ConfigError("X must be a 2-D array (examples × features)")
@@ -44,9 +52,14 @@ def dataset_from_arrays(X, Y=None, *, task: str | None = None,
         discrete = Y.dtype.kind in "iubOUS"
         task = task or ("classification" if discrete else "regression")
         if task == "classification":
-            cats, codes = np.unique(Y.astype(str), return_inverse=True)
+            missing = np.array([v is None or (isinstance(v, float) and np.isnan(v))
+                                for v in Y.tolist()]) if Y.dtype.kind in "fO" else None
+            known = Y if missing is None else Y[~missing]
+            cats, codes = np.unique(np.asarray(known).astype(str), return_inverse=True)
+            full = np.full(len(Y), np.nan)
+            full[slice(None) if missing is None else ~missing] = codes
             tname = target_names[0] if target_names else "class"
-            return Dataset("arrays", X, features, task, Y=codes.astype(np.float64)[:, None],
+            return Dataset("arrays", X, features, task, Y=full[:, None],
                            targets=[Attribute(tname, "nominal", tuple(cats))])
         Y = Y[:, None]
     tnames = list(target_names) if target_names is not None else [
@@ -69,15 +82,22 @@ def _as_dataset(data: Any, **load_options) -> Dataset:
 
         return load_dataset(data, **{k: v for k, v in load_options.items() if v is not None})
     if isinstance(data, tuple) and len(data) == 2:
-        return dataset_from_arrays(data[0], data[1], task=load_options.get("task"))
+        return dataset_from_arrays(data[0], data[1], task=load_options.get("task"),
+                                   semi_supervised=bool(load_options.get("semi_supervised")))
     raise ConfigError("data must be a path, a Dataset or an (X, Y) tuple")
 
 
 def rank_all(data: Any, method: str, *, seed: int = 0, jobs: int = 1,
              targets: str | None = None, labels: str | None = None, task: str | None = None,
-             hierarchy: str | None = None, **params: Any) -> list[Ranking]:
-    """Every ranking of a parameter grid (list-valued params), in grid order."""
-    dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy)
+             hierarchy: str | None = None, semi_supervised: bool | None = None,
+             **params: Any) -> list[Ranking]:
+    """Every ranking of a parameter grid (list-valued params), in grid order.
+
+    ``targets``, ``labels``, ``task``, ``hierarchy`` and ``semi_supervised`` are the loader's
+    options (as on the command line); every other keyword is a method parameter.
+    """
+    dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy,
+                          semi_supervised=semi_supervised)
     return get_ranker(method).rank(dataset, params, seed=seed, jobs=jobs)
 
 
@@ -100,27 +120,29 @@ class FeatureRanker:
     """
 
     def __init__(self, method: str = "genie3-rf", *, task: str | None = None, seed: int = 0,
-                 jobs: int = 1, **params: Any):
+                 jobs: int = 1, semi_supervised: bool = False, **params: Any):
         self.method = method
         self.task = task
+        self.semi_supervised = semi_supervised
         self.seed = seed
         self.jobs = jobs
         self.params = params
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         return {"method": self.method, "task": self.task, "seed": self.seed,
-                "jobs": self.jobs, **self.params}
+                "jobs": self.jobs, "semi_supervised": self.semi_supervised, **self.params}
 
     def set_params(self, **params: Any) -> "FeatureRanker":
         for k, v in params.items():
-            if k in ("method", "task", "seed", "jobs"):
+            if k in ("method", "task", "seed", "jobs", "semi_supervised"):
                 setattr(self, k, v)
             else:
                 self.params[k] = v
         return self
 
     def fit(self, X, Y=None) -> "FeatureRanker":
-        dataset = dataset_from_arrays(X, Y, task=self.task)
+        dataset = dataset_from_arrays(X, Y, task=self.task,
+                                      semi_supervised=self.semi_supervised)
         self.ranking_ = rank(dataset, self.method, seed=self.seed, jobs=self.jobs,
                              **self.params)
         self.feature_importances_ = self.ranking_.importances

@@ -131,3 +131,17 @@ def test_writers_round_trip():
             for k in (1, 5)]
     lines = render(grid, "csv", which=None).splitlines()
     assert lines[0] == "neighbours,feature,importance,rank" and len(lines) == 5
+
+
+def test_api_semi_supervised_arrays():
+    rng = np.random.default_rng(2)
+    X = rng.random((60, 4))
+    Y = np.c_[X[:, 0] * 3, X[:, 1]]
+    Y[:30] = np.nan
+    ds = dataset_from_arrays(X, Y, semi_supervised=True)
+    assert ds.semi_supervised and ds.labeled.sum() == 30
+    assert not dataset_from_arrays(X, Y).semi_supervised
+    cls = dataset_from_arrays(X, np.array([1.0, np.nan, 2.0] * 20), task="classification")
+    assert np.isnan(cls.Y[1, 0]) and cls.targets[0].categories == ("1.0", "2.0")
+    est = FeatureRanker("relief", semi_supervised=True).fit(X, Y)
+    assert est.ranking_.meta.get("variant") == "ssl"
