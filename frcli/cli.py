@@ -38,30 +38,70 @@ def _root(
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print one line and exit 2, internal errors exit 1."""
+    import warnings
+
+    argv = list(argv if argv is not None else sys.argv[1:])
+    debug = "--debug" in argv
+    before = os.environ.get("FRCLI_DEBUG")
+    if debug:  # accepted anywhere on the line, not only before the command
+        argv = [a for a in argv if a != "--debug"]
+        os.environ["FRCLI_DEBUG"] = "1"
+    # catch_warnings restores showwarning afterwards and resets the "already shown" registry,
+    # so every call (tests call main() many times) shows its own warnings
+    try:
+        with warnings.catch_warnings():
+            if not debug:  # one line per warning, not "file:line: UserWarning:" + source
+                warnings.showwarning = _show_warning
+            return _run(argv, debug)
+    finally:  # main() may be called many times in one process (tests, notebooks)
+        if before is None:
+            os.environ.pop("FRCLI_DEBUG", None)
+        else:
+            os.environ["FRCLI_DEBUG"] = before
+
+
+def _run(argv: list[str] | None, debug: bool) -> int:
     from frcli.errors import UserError
 
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
-        app(args=argv, prog_name="frcli", standalone_mode=False)
+        rc = app(args=argv, prog_name="frcli", standalone_mode=False)
+        if isinstance(rc, int) and rc:  # typer.Exit(code) comes back as a return value
+            return rc
     except UserError as e:
         if debug:
             raise
         typer.echo(f"error: {e}", err=True)
         return e.exit_code
+    except OSError as e:
+        # a file-system refusal on a path the user gave (unwritable --output, a directory
+        # where a file is expected, a full disk): the user's to fix, so exit 2 in one line
+        if debug or e.filename is None:
+            if debug:
+                raise
+            typer.echo(f"internal error: {type(e).__name__}: {e} (run with --debug for "
+                       "details)", err=True)
+            return 1
+        typer.echo(f"error: {e.filename}: {e.strerror or e}", err=True)
+        return 2
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         return 130
     except SystemExit as e:  # raised by typer for --help etc.
         return int(e.code or 0)
     except Exception as e:  # noqa: BLE001 - the last line of defence
-        import click
-
-        if isinstance(e, click.exceptions.Exit):
-            return e.exit_code
-        if isinstance(e, click.ClickException):  # usage errors are user errors
-            e.show()
+        exit_types, usage_types, abort_types = _click_exception_types()
+        if isinstance(e, exit_types):
+            return int(getattr(e, "exit_code", 0) or 0)
+        if isinstance(e, usage_types):  # a bad option or value: the user's, in one line
+            if debug:
+                raise
+            if not e.format_message().strip():  # no_args_is_help: the help was the message
+                return 2
+            ctx = getattr(e, "ctx", None)
+            hint = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+            typer.echo(f"error: {e.format_message()}{hint}", err=True)
             return 2
-        if isinstance(e, click.exceptions.Abort):
+        if isinstance(e, abort_types):
             typer.echo("aborted", err=True)
             return 1
         if debug:
@@ -70,6 +110,33 @@ def main(argv: list[str] | None = None) -> int:
                    err=True)
         return 1
     return 0
+
+
+def _click_exception_types() -> tuple[tuple, tuple, tuple]:
+    """(exit, usage error, abort) classes of click and of the copy typer >= 0.20 vendors as
+    ``typer._click`` (its exceptions are not click's, so both must be recognised)."""
+    import click
+
+    exits, usage, aborts = [click.exceptions.Exit, typer.Exit], [click.ClickException], \
+        [click.exceptions.Abort, typer.Abort]
+    try:
+        from typer._click import exceptions as tex
+    except ImportError:  # an older typer that uses click itself
+        pass
+    else:
+        usage.append(tex.ClickException)
+        for name, into in (("Exit", exits), ("Abort", aborts)):
+            if hasattr(tex, name):
+                into.append(getattr(tex, name))
+    return tuple(exits), tuple(usage), tuple(aborts)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings (unlabelled rows, ignored string attributes, ...) as ``warning: ...`` lines."""
+    text = str(message).strip()
+    if category is not UserWarning:
+        text = f"{category.__name__}: {text}"
+    print(f"warning: {text}", file=file if file is not None else sys.stderr)
 
 
 def _entry() -> None:  # pragma: no cover

@@ -41,6 +41,19 @@ def test_startup_does_not_import_heavy_libraries():
     assert out.stdout.strip() == "", f"imported at start-up: {out.stdout}"
 
 
+@pytest.mark.parametrize("args", [["--help"], ["rank", "{tiny}", "--targets", "last:2",
+                                               "--method", "uniform"]])
+def test_help_and_rank_uniform_import_no_heavy_library(tiny, args):
+    """``-X importtime`` lists every module imported by the real entry point."""
+    args = [a.replace("{tiny}", str(tiny)) for a in args]
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "frcli.cli", *args],
+                         capture_output=True, text=True, check=True)
+    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0]
+                for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert not imported & {"pandas", "matplotlib", "scipy", "sklearn", "dask"}, \
+        sorted(imported & {"pandas", "matplotlib", "scipy", "sklearn", "dask"})
+
+
 def test_help_lists_commands(capsys):
     assert main(["--help"]) == 0
     out = capsys.readouterr().out

@@ -77,7 +77,7 @@ def describe(ds, extra: dict | None = None) -> dict:
             "missing_percent": round(100 * ds.missing_fraction(), 3),
             "targets": ds.n_targets, "target_names": ds.target_names,
             "unlabelled": int((~ds.labeled).sum())}
-    if ds.Y is not None and ds.Y.dtype != np.uint8:
+    if ds.Y is not None and ds.Y.dtype != np.uint8 and ds.Y.size:
         info["target_missing_percent"] = round(100 * float(np.isnan(ds.Y).mean()), 3)
     if ds.is_label_task:
         info["label_cardinality"] = round(ds.label_cardinality(), 4)
@@ -125,16 +125,20 @@ def _print_info(info: dict) -> None:
 
 @datasets_app.command("info")
 def info_cmd(
-    data: str = typer.Argument(..., help="A data file (ARFF, CSV, TSV) or a catalog name."),
-    targets: Optional[str] = typer.Option(None, "--targets", "-t",
-                                          help="Targets: last:N, 1-based ranges (8-11), names."),
-    labels: Optional[Path] = typer.Option(None, "--labels", help="Mulan label XML file."),
+    data: str = typer.Argument(..., metavar="DATA",
+                               help="A data file (ARFF, CSV, TSV) or a catalog name."),
+    targets: Optional[str] = typer.Option(
+        None, "--targets", "-t", help="Targets: last:N, names (a,b), or 1-based ranges (8-11)."),
+    labels: Optional[Path] = typer.Option(None, "--labels",
+                                          help="Mulan label list (.xml) naming the targets."),
     hierarchy: Optional[str] = typer.Option(None, "--hierarchy",
-                                            help="Hierarchy type of a hierarchical target: "
-                                                 "tree or dag."),
-    task: Optional[str] = typer.Option(None, "--task", help="Override the inferred task."),
+                                            help="Type of a hierarchical target: tree or dag "
+                                                 "(default: inferred from the labels)."),
+    task: Optional[str] = typer.Option(None, "--task", help="Override the inferred task: "
+                                       "classification, regression, mtr, mlc, hmlc or "
+                                       "unsupervised."),
     nominal: Optional[str] = typer.Option(None, "--nominal",
-                                          help="Comma-separated columns to read as nominal."),
+                                          help="Comma-separated columns to read as nominal (CSV)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Summarise a data set: examples, feature kinds, missing values, task, targets, labels."""
@@ -170,6 +174,8 @@ def info_cmd(
             extra = {"split": entry.split.get("kind")}
             if entry.split.get("kind") == "given":
                 extra.update(train=len(splits[0][0]), test=len(splits[0][1]))
+    if ds.n_examples == 0:
+        warnings.warn(f"{data}: no data rows (the file has a header but no examples)")
     info = describe(ds, extra)
     notes = sorted({str(w.message) for w in caught})
     if as_json:
@@ -188,12 +194,13 @@ def fetch_cmd(
     mirror: Optional[str] = typer.Option(None, "--mirror", envvar="FRCLI_DATA_MIRROR",
                                          help="Base URL laid out like the catalog paths "
                                               "(e.g. https://host/datasets)."),
-    dest: Optional[Path] = typer.Option(None, "--dest", help="Target directory "
+    dest: Optional[Path] = typer.Option(None, "--output", "-o", "--dest",
+                                        help="Directory to download into "
                                         "(default: the repository's datasets/fetched)."),
     force: bool = typer.Option(False, "--force", help="Download files that already exist."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds per request."),
 ) -> None:
-    """Download catalog files from a mirror into datasets/fetched/ (or --dest)."""
+    """Download catalog files from a mirror into datasets/fetched/ (or --output)."""
     from frcli.data import catalog as C
     from frcli.data.fetch import fetch_entry
     from frcli.errors import UserError
@@ -228,7 +235,7 @@ def fetch_cmd(
 
 @datasets_app.command("make-synthetic")
 def make_synthetic_cmd(
-    dest: Path = typer.Option(Path("datasets/synthetic"), "--dest",
+    dest: Path = typer.Option(Path("datasets/synthetic"), "--output", "-o", "--dest",
                               help="Directory for the .arff and .truth.json files."),
     seed: int = typer.Option(2024, "--seed", help="Random seed (2024 = the bundled files)."),
 ) -> None:

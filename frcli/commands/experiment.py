@@ -1,6 +1,7 @@
 """``frcli experiment CONFIG.yaml``: run (or resume) a study and store its results."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -10,7 +11,7 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("experiment")
     def experiment_command(
-        config: Path = typer.Argument(..., help="Experiment config (YAML), e.g. "
+        config: Path = typer.Argument(..., metavar="CONFIG", help="Experiment config (YAML), e.g. "
                                       "configs/quickstart.yaml."),
         jobs: int = typer.Option(1, "--jobs", "-j", min=1,
                                  help="Worker processes (engines use one thread each)."),
@@ -19,7 +20,7 @@ def register(app: typer.Typer) -> None:
             help="Run on a dask.distributed cluster: scheduler ADDRESS, or 'local' for a "
                  "LocalCluster with --jobs workers."),
         threads: int = typer.Option(1, "--threads", min=1,
-                                    help="Engine threads per worker (default 1)."),
+                                    help="Engine threads per worker."),
         force: bool = typer.Option(False, "--force",
                                    help="Recompute runs that are already stored."),
         output: Optional[Path] = typer.Option(
@@ -44,7 +45,10 @@ def register(app: typer.Typer) -> None:
         cfg = load_config(config)
         console = Console()
         if dry_run:
+            from frcli.experiment.executor import preflight
+
             plan = make_plan(cfg)
+            preflight(cfg)
             runs = sum(len(t.params) for t in plan)
             console.print(f"{cfg.name}: {len(cfg.datasets)} data set(s), "
                           f"{cfg.protocol.n_splits} split(s), {len(cfg.rankers)} ranker "
@@ -53,12 +57,28 @@ def register(app: typer.Typer) -> None:
             return
         summary = run_experiment(cfg, jobs=jobs, dask=dask_scheduler, force=force,
                                  output=output, progress=progress, threads=threads)
-        console.print(summary_table(summary.directory))
+        if summary.runs_written or summary.skipped:
+            console.print(summary_table(summary.directory))
         console.print(f"{summary.tasks} tasks: {summary.computed} computed, {summary.skipped} "
                       f"already stored, {len(summary.failures)} failed; {summary.runs_written} "
                       f"runs written in {summary.seconds:.1f} s → {summary.directory}")
         if summary.failures:
+            # the finished runs are stored; a rerun retries only the failed tasks
             for label, err in summary.failures[:5]:
                 typer.echo(f"failed: {label}: {err}", err=True)
-            raise UserError(f"{len(summary.failures)} task(s) failed (first: "
-                            f"{summary.failures[0][0]}: {summary.failures[0][1]})")
+            more = len(summary.failures) - 5
+            if more > 0:
+                typer.echo(f"failed: ... and {more} more", err=True)
+            msg = (f"{len(summary.failures)} of {summary.tasks} task(s) failed; the "
+                   f"{summary.computed} computed are stored in {summary.directory} and a rerun "
+                   f"retries only the failed ones")
+            if summary.internal_failures:   # a bug, not the input: exit 1
+                if os.environ.get("FRCLI_DEBUG"):
+                    for tb in summary.tracebacks:
+                        typer.echo(tb, err=True)
+                else:
+                    typer.echo("(rerun with --debug to see the tracebacks)", err=True)
+                typer.echo(f"error: {msg} ({summary.internal_failures} internal error(s))",
+                           err=True)
+                raise typer.Exit(1)
+            raise UserError(msg)

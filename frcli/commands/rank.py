@@ -29,39 +29,68 @@ def parse_param_options(items: list[str]) -> dict[str, object]:
 def register(app: typer.Typer) -> None:
     @app.command("rank")
     def rank_command(
-        path: Path = typer.Argument(
-            ..., help="ARFF, CSV or TSV data file, or a catalog name (frcli datasets list)."),
-        method: str = typer.Option("uniform", "--method", "-m",
-                                   help="Ranking method, e.g. genie3-rf, relief, uniform."),
-        task: Optional[str] = typer.Option(None, help="Override the inferred task."),
+        path: Optional[Path] = typer.Argument(
+            None, metavar="DATA",
+            help="ARFF, CSV or TSV data file, or a catalog name (frcli datasets list)."),
+        method: str = typer.Option(
+            "uniform", "--method", "-m",
+            help="Ranking method: {symbolic|genie3|rf}-{rf|bagging|et}[-str], relief, "
+                 "relief-str, uniform, random (see --list-methods)."),
+        task: Optional[str] = typer.Option(
+            None, "--task", help="Override the inferred task: classification, regression, "
+                                 "mtr, mlc, hmlc or unsupervised."),
         targets: Optional[str] = typer.Option(
-            None, help="Targets: last:N, names (a,b), or 1-based ranges (8-11)."),
-        labels: Optional[Path] = typer.Option(None, help="Mulan label list (.xml)."),
-        hierarchy: Optional[str] = typer.Option(None, help="tree or dag (hierarchical targets)."),
-        nominal: Optional[str] = typer.Option(None, help="CSV: columns to treat as nominal."),
+            None, "--targets", "-t",
+            help="Targets: last:N, names (a,b), or 1-based ranges (8-11)."),
+        labels: Optional[Path] = typer.Option(None, "--labels",
+                                              help="Mulan label list (.xml) naming the targets."),
+        hierarchy: Optional[str] = typer.Option(
+            None, "--hierarchy", help="Type of a hierarchical target: tree or dag "
+                                      "(default: inferred from the labels)."),
+        nominal: Optional[str] = typer.Option(
+            None, "--nominal", help="Comma-separated columns to read as nominal (CSV)."),
         semi_supervised: bool = typer.Option(
-            False, "--semi-supervised", help="Rows with unknown targets are unlabelled."),
-        param: list[str] = typer.Option([], "--param", "-p",
-                                        help="Method parameter key=value (repeatable)."),
-        seed: int = typer.Option(0, help="Random seed."),
-        jobs: int = typer.Option(1, "--jobs", "-j", help="Threads for the engines."),
-        output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to a file."),
+            False, "--semi-supervised", help="Rows with unknown targets are expected: keep "
+                                             "them as unlabelled rows (no warning)."),
+        param: list[str] = typer.Option(
+            [], "--param", "-p",
+            help="Method parameter key=value, repeatable; a comma list is a grid "
+                 "(trees, max_features, min_leaf, iterations, neighbours, sigma, w, w0, "
+                 "distance, ...: see --list-methods)."),
+        seed: int = typer.Option(0, "--seed", help="Random seed."),
+        jobs: int = typer.Option(1, "--jobs", "-j", help="Engine threads."),
+        output: Optional[Path] = typer.Option(
+            None, "--output", "-o", help="Write to this file (default: a table on stdout)."),
         fmt: Optional[str] = typer.Option(
-            None, "--format", "-f", help="table, csv, json or fimp (default: from --output)."),
+            None, "--format", "-f", help="table, csv, json or fimp (default: from the "
+                                         "--output suffix, else table)."),
         which: str = typer.Option(
-            "0", help="For parameter grids: index of the ranking to show, or 'all'."),
+            "0", "--which", help="For parameter grids: index of the ranking to write, "
+                                 "or 'all'."),
         list_methods: bool = typer.Option(False, "--list-methods",
                                           help="List the methods and their parameters."),
     ) -> None:
-        """Rank the features of a data set."""
+        """Rank the features of a data set.
+
+        Examples: frcli rank synth-mtr --method genie3-rf;
+        frcli rank data.arff --targets last:3 --method relief -p neighbours=5,10 --which all
+        """
         from frcli.errors import ConfigError, UserError
         from frcli.output import FORMATS, render
 
         if list_methods:
             typer.echo(describe_methods())
             return
-        if fmt is None:
-            fmt = FORMAT_BY_SUFFIX.get(output.suffix.lower(), "table") if output else "table"
+        if path is None:
+            raise UserError("missing DATA: give a data file or a catalog name "
+                            "(frcli rank DATA --method METHOD; frcli rank --help)")
+        if fmt is None and output is not None:
+            fmt = FORMAT_BY_SUFFIX.get(output.suffix.lower())
+            if fmt is None:  # do not silently write a text table into "r.xlsx"
+                raise ConfigError(f"cannot tell the format of --output {output} from its "
+                                  f"suffix; use one of {', '.join(FORMAT_BY_SUFFIX)} or give "
+                                  f"--format ({', '.join(FORMATS)})")
+        fmt = fmt or "table"
         fmt = fmt.lower()
         if fmt not in FORMATS:
             raise ConfigError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
@@ -74,6 +103,8 @@ def register(app: typer.Typer) -> None:
                    "nominal": nominal.split(",") if nominal else None,
                    "semi_supervised": semi_supervised or None}
         dataset = _load(path, {k: v for k, v in options.items() if v is not None})
+        if dataset.n_examples == 0:
+            raise UserError(f"{path}: no data rows (the file has a header but no examples)")
         rankings = rank_all(dataset, method, seed=seed, jobs=jobs,
                             **parse_param_options(param))
         if which == "all":
@@ -115,16 +146,33 @@ def _load(path: Path, options: dict):
 
 
 def describe_methods() -> str:
-    """Every registered method with its tasks and parameters (imports each ranker)."""
+    """Every registered method with its tasks, then one line per parameter (default, help);
+    methods sharing a class and parameters (genie3-rf, genie3-et, ...) share one block."""
+    import textwrap
+
     from frcli.rankers import registry
 
-    lines = []
+    lines: list[str] = []
+    blocks: dict[tuple, list[str]] = {}
     for name in registry.method_names():
         try:
             ranker = registry.get_ranker(name)
         except ImportError:
-            lines.append(f"{name}: (engine not built)")
+            blocks.setdefault(("missing", name), []).append(name)
             continue
-        params = ", ".join(f"{p.name}={p.default}" for p in ranker.params) or "no parameters"
-        lines.append(f"{name}: tasks {', '.join(ranker.tasks)}; {params}")
+        key = (type(ranker), tuple(ranker.params), tuple(ranker.tasks))
+        blocks.setdefault(key, []).append(name)
+    for key, names in blocks.items():
+        if key[0] == "missing":
+            lines.append(f"{names[0]}: (engine not built)")
+            continue
+        ranker = registry.get_ranker(names[0])
+        lines.extend(textwrap.wrap(", ".join(names), 88))
+        lines.append(f"  tasks: {', '.join(ranker.tasks) or 'all'}")
+        if not ranker.params:
+            lines.append("  no parameters")
+        for prm in ranker.params:
+            lines.append(f"  {prm.name}={prm.default}" + (f"  {prm.help}" if prm.help else ""))
+    lines.append("Parameters: --param key=value (a comma list is a grid), e.g. "
+                 "-p trees=100 -p neighbours=5,10")
     return "\n".join(lines)

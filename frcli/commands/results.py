@@ -14,7 +14,8 @@ def register(app: typer.Typer) -> None:
 
     @results.command("export")
     def export_command(
-        directory: Path = typer.Argument(..., help="A result folder (OUTPUT/<name>/)."),
+        directory: Path = typer.Argument(..., metavar="DIRECTORY",
+                                         help="A result folder (OUTPUT/<name>/)."),
         fmt: Optional[str] = typer.Option(None, "--format", "-f",
                                           help="csv or parquet (default: from --output, "
                                                "else csv)."),
@@ -24,8 +25,11 @@ def register(app: typer.Typer) -> None:
             False, "--all", help="Also runs of config entries removed since (normally left "
                                  "out)."),
     ) -> None:
-        """Write dataset, split, labeled, method, params, measure, value, rank_time_s,
-        eval_time_s (one row per run and measure)."""
+        """Export a result folder as one tidy table, one row per run and measure.
+
+        Columns: dataset, split, labeled, method, params, measure, value, rank_time_s,
+        eval_time_s. Example: frcli results export results/quickstart > quickstart.csv
+        """
         from frcli.errors import choices_error, UserError
         from frcli.experiment.store import tidy_frame
 
@@ -36,6 +40,10 @@ def register(app: typer.Typer) -> None:
         if fmt == "parquet" and output is None:
             raise UserError("--format parquet needs --output FILE")
         df = tidy_frame(directory, all_runs)
+        if output is not None:  # like `rank --output`: create the folder, refuse a folder
+            if output.is_dir():
+                raise UserError(f"--output {output} is a directory; give a file name")
+            output.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "parquet":
             try:
                 df.to_parquet(output, index=False)

@@ -234,7 +234,9 @@ def parse_header(lines: Sequence[str], path: str) -> tuple[str, list[ArffAttribu
 def _floats(tokens: list, path: str, where) -> np.ndarray:
     """Tokens → float64 with '?' = NaN; ``where(k)`` gives (line, attribute) of token k."""
     try:
-        return np.fromiter(map(float, tokens), dtype=np.float64, count=len(tokens))
+        out = np.fromiter(map(float, tokens), dtype=np.float64, count=len(tokens))
+        if np.isfinite(out).all():
+            return out
     except (ValueError, TypeError):
         pass
     out = np.empty(len(tokens))
@@ -248,6 +250,10 @@ def _floats(tokens: list, path: str, where) -> np.ndarray:
             line, attr = where(k)
             raise DataError(f"bad number {t!r} for numeric attribute {attr!r}", path, line) \
                 from None
+        if not math.isfinite(out[k]):  # 'nan', 'inf', 1e999: Python parses them, ARFF does not
+            line, attr = where(k)
+            raise DataError(f"bad number {t!r} for numeric attribute {attr!r} (not finite; "
+                            f"write ? for a missing value)", path, line)
     return out
 
 
@@ -403,6 +409,12 @@ def read_arff(path: str | os.PathLike) -> ArffTable:
             k = bad[0]
             raise DataError(f"sparse index {cols[k]} out of range 0..{A - 1}", path,
                             int(line_arr[rows[k]]))
+        key = rows.astype(np.int64) * A + cols
+        skey = np.sort(key)
+        dup = np.flatnonzero(skey[1:] == skey[:-1])
+        if len(dup):
+            r, c = divmod(int(skey[dup[0]]), A)
+            raise DataError(f"sparse index {c} given twice in one row", path, int(line_arr[r]))
         order = np.argsort(cols, kind="stable")
         cs = cols[order]
         bounds = np.flatnonzero(np.diff(cs)) + 1

@@ -2,7 +2,8 @@
 
 * Delimiter: ``,`` for ``.csv``, tab for ``.tsv``; ``.txt`` uses tab when the header line has
   one, else comma.
-* Missing: an empty cell or ``?``.
+* Missing: an empty cell, ``?``, or ``nan``/``NaN``/``NA`` (what numpy, pandas and R write).
+  Infinite numbers are an error (a distance or a split cannot use them).
 * Types: a column is numeric when every known value parses as a number, otherwise nominal;
   ``nominal=[names]`` forces columns to nominal. Nominal categories are sorted (numerically
   when they all are numbers), so the codes do not depend on the row order.
@@ -19,7 +20,7 @@ import numpy as np
 from frcli.data.arff import NOMINAL, NUMERIC, ArffAttribute, ArffTable
 from frcli.errors import DataError, UserError
 
-MISSING = ("", "?")
+MISSING = ("", "?", "nan", "NaN", "NA")
 
 
 def _delimiter(path: Path, first_line: str) -> str:
@@ -82,6 +83,10 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
         numeric = all(v is not None for v in nums)
         if numeric and header[j] not in forced:
             values[:, j] = [np.nan if c in MISSING else float(c) for c in col]
+            bad = np.flatnonzero(np.isinf(values[:, j]))
+            if len(bad):
+                raise DataError(f"bad number {col[bad[0]]!r} in column {header[j]!r} (not "
+                                f"finite)", str(p), int(line_nos[bad[0]]))
             attrs.append(ArffAttribute(header[j], NUMERIC))
             continue
         cats = sorted(set(known), key=(lambda c: (float(c), c)) if numeric else None)

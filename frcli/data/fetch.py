@@ -38,6 +38,9 @@ def fetch_entry(entry, mirror: str, dest: str | Path, *, force: bool = False,
                 timeout: float = 60.0) -> list[tuple[str, str]]:
     """Fetch every file of a catalog entry into ``dest``; [(relative path, status)]."""
     dest = Path(dest)
+    if urllib.parse.urlsplit(mirror).scheme not in ("http", "https", "file", "ftp"):
+        raise UserError(f"--mirror {mirror!r} is not a URL; expected http(s)://host/path "
+                        "(or file:///dir)")
     base = mirror.rstrip("/") + "/"
     out = []
     for rel in entry.files:

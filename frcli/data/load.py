@@ -106,6 +106,9 @@ def parse_targets(spec, names: Sequence[str], *, where: str = "") -> list[int]:
         elif (m := _LAST.match(tok)):
             k = int(m.group(1))
             if not 1 <= k < A:
+                if A < 2:
+                    raise UserError(f"targets {tok!r}: the data have only {A} attribute"
+                                    f"{where}, so nothing would be left as a feature")
                 raise UserError(f"targets {tok!r}: need 1 <= N < {A} (the number of attributes"
                                 f"{where})")
             ks = list(range(A - k + 1, A + 1))
@@ -268,6 +271,9 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
     if ignored:
         warnings.warn(f"{path}: ignoring {len(ignored)} string/date attribute(s): "
                       f"{', '.join(ignored[:5])}", stacklevel=2)
+    if not features:
+        raise DataError("no features left: every attribute is a target, dropped or ignored",
+                        path)
     # gather columns from the (column-major) table, then one transpose copy to row-major X
     Xf = np.empty((table.n_rows, len(features)), dtype=np.float64, order="F")
     extra = iter(cols)
@@ -302,11 +308,35 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
         labeled = ~np.all(np.isnan(Y), axis=1)
     if labeled is not None and not labeled.all() and not semi_supervised:
         warnings.warn(f"{path}: {int((~labeled).sum())} of {len(labeled)} rows have no known "
-                      f"target; they are marked unlabelled (pass semi_supervised=True / --ssl "
-                      f"to silence this)", stacklevel=2)
+                      f"target; they are marked unlabelled (pass semi_supervised=True / "
+                      f"--semi-supervised to silence this)", stacklevel=2)
+    _warn_degenerate(path, features, X, task, Y, labeled)
     return Dataset(name=name or (Path(path).stem if path else table.relation), X=X,
                    features=features, task=task, Y=Y, targets=tlist, hierarchy=hier,
-                   labeled=labeled, source=str(path) if path else None)
+                   labeled=labeled, source=str(path) if path else None,
+                   semi_supervised=semi_supervised)
+
+
+def _warn_degenerate(path, features: list[Attribute], X: np.ndarray, task: str, Y, labeled
+                     ) -> None:
+    """Warn about data a ranker can learn nothing from, instead of letting it pass silently:
+    features with no known value (every method scores them 0 or ties them), targets that are
+    never known, and label sets that are empty in every labelled row (nothing to predict)."""
+    if X.shape[0]:
+        empty = np.flatnonzero(np.isnan(X).all(axis=0))
+        if empty.size:
+            names = ", ".join(features[j].name for j in empty[:5])
+            more = f", ... ({empty.size} in all)" if empty.size > 5 else ""
+            warnings.warn(f"{path}: {empty.size} feature(s) have no known value: {names}{more}"
+                          f" (they get importance 0 or the lowest rank)", stacklevel=3)
+    if Y is None or labeled is None or not Y.shape[0]:
+        return
+    if not labeled.any():
+        warnings.warn(f"{path}: no row has a known target (task {task}): supervised rankers "
+                      f"cannot use these data", stacklevel=3)
+    elif Y.dtype == np.uint8 and not Y[labeled].any():
+        warnings.warn(f"{path}: every label set is empty (no label is ever present): there is "
+                      f"nothing to predict, and importances carry no information", stacklevel=3)
 
 
 def _check_task(task: str, tattrs: list[ArffAttribute], label_parents) -> None:

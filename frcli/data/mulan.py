@@ -18,6 +18,10 @@ def read_label_file(path: str | os.PathLike) -> tuple[list[str], dict[str, str |
         root = ET.parse(path).getroot()
     except FileNotFoundError:
         raise DataError("label file not found", path) from None
+    except IsADirectoryError:
+        raise DataError("is a directory, not a label file (.xml)", path) from None
+    except OSError as e:
+        raise DataError(f"cannot read the label file: {e.strerror or e}", path) from None
     except ET.ParseError as e:
         raise DataError(f"not a Mulan label XML file: {e}", path, e.position[0]) from None
     names: list[str] = []

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from frcli.data.dataset import TASKS
-from frcli.errors import ConfigError, choices_error
+from frcli.errors import ConfigError, UserError, choices_error
 from frcli.evaluate.protocol import EvalSpec
 
 TOP_KEYS = ("name", "description", "output", "datasets", "protocol", "rankers", "evaluation")
@@ -162,8 +162,10 @@ def _typed(d: dict, key: str, kind, src: str, where: str, default=None, check=No
     if kind is float and isinstance(v, int) and not isinstance(v, bool):
         v, ok = float(v), True
     if not ok or (check is not None and not check(v)):
-        want = msg or kind.__name__
-        raise ConfigError(f"{src}: {where}.{key} = {d[key]!r}: expected {want}")
+        want = msg or {str: "a string", int: "an integer", float: "a number",
+                       bool: "true or false"}.get(kind, kind.__name__)
+        loc = key if where in ("", key) else f"{where}.{key}"
+        raise ConfigError(f"{src}: {loc} = {d[key]!r}: expected {want}")
     return v
 
 
@@ -195,7 +197,10 @@ def _dataset(item: Any, i: int, src: str, base: Path) -> DatasetSpec:
         except ImportError:  # pragma: no cover - the catalog module ships with frcli
             raise ConfigError(f"{src}: {where}: the data-set catalog is not available; give "
                               f"an explicit entry {{name, path, ...}}") from None
-        catalog.get(item)   # unknown names: a UserError listing close names
+        try:
+            catalog.get(item)   # unknown names: a UserError listing close names
+        except UserError as e:
+            raise ConfigError(f"{src}: {where}: {e}") from None
         return DatasetSpec(name=item, catalog=True)
     d = _check_keys(item, DATASET_KEYS, src, where)
     name = _typed(d, "name", str, src, where)
@@ -210,12 +215,26 @@ def _dataset(item: Any, i: int, src: str, base: Path) -> DatasetSpec:
     if hier is not None and hier not in ("tree", "dag"):
         raise choices_error(f"hierarchy in {src}: {where}", hier, ("tree", "dag"))
     targets = d.get("targets")
+    if isinstance(targets, list) and all(isinstance(t, (str, int)) and not isinstance(t, bool)
+                                         for t in targets):
+        targets = ",".join(str(t) for t in targets)     # [y1, y2] means "y1,y2"
+    elif targets is not None and not isinstance(targets, (str, int)):
+        raise ConfigError(f"{src}: {where}.targets = {targets!r}: expected a target spec "
+                          f"('last:3', 'y1,y2', '8-11') or a list of names")
     labels = _typed(d, "labels", str, src, where)
+
+    def files(key: str, v) -> tuple[str, ...]:
+        # (missing files are reported by executor.preflight, before any store exists)
+        return tuple(_resolve_path(p, base) for p in _strs(v, src, f"{where}.{key}"))
+
+    paths = files("path", d["path"])
+    if not paths:
+        raise ConfigError(f"{src}: {where} ({name}): 'path' is empty")
     return DatasetSpec(
         name=name,
-        path=tuple(_resolve_path(p, base) for p in _strs(d["path"], src, f"{where}.path")),
-        test=tuple(_resolve_path(p, base) for p in _strs(d.get("test"), src, f"{where}.test")),
-        labels=_resolve_path(labels, base) if labels else None,
+        path=paths,
+        test=files("test", d.get("test")),
+        labels=files("labels", labels)[0] if labels else None,
         task=task,
         targets=None if targets is None else str(targets),
         hierarchy=hier,
@@ -318,6 +337,9 @@ def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
                  text: str = "") -> ExperimentConfig:
     """Validate a parsed YAML document (see the module docstring)."""
     base = base or Path.cwd()
+    if doc is None:
+        raise ConfigError(f"{src}: the config is empty; it needs at least name, datasets and "
+                          f"rankers (see configs/quickstart.yaml)")
     d = _check_keys(doc, TOP_KEYS, src, "")
     for req in ("name", "datasets", "rankers"):
         if req not in d:
@@ -368,6 +390,13 @@ def load_config(path: str | Path) -> ExperimentConfig:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {p}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{p}: is a directory, not a config file (.yaml)") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: not a text (UTF-8) YAML file: {e.reason} at byte "
+                          f"{e.start}") from None
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read the config: {e.strerror or e}") from None
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as e:

@@ -10,6 +10,7 @@ import os
 import sys
 import time
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -95,11 +96,17 @@ def _labelled_rows(task: Task, train_idx: np.ndarray) -> np.ndarray:
 def run_task(task: Task, threads: int = 1) -> dict[str, Any]:
     """Rank and evaluate one task with ``threads`` engine/BLAS threads; returns plain data
     (never raises)."""
+    import warnings
+
     try:
         from threadpoolctl import threadpool_limits
 
-        with threadpool_limits(limits=threads):
-            return _run_task(task, threads)
+        # warnings go back to the client, which shows each distinct one once
+        with threadpool_limits(limits=threads), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = _run_task(task, threads)
+        res["warnings"] = sorted({str(w.message) for w in caught})
+        return res
     except UserError as e:
         return {"error": str(e), "user_error": True}
     except Exception as e:  # noqa: BLE001 - reported by the client, the others go on
@@ -163,7 +170,42 @@ class Summary:
     skipped: int = 0
     runs_written: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    internal_failures: int = 0       # failures that are bugs, not bad input (exit code 1)
+    tracebacks: list[str] = field(default_factory=list)   # of the internal failures
     seconds: float = 0.0
+
+
+def preflight(cfg: ExperimentConfig) -> None:
+    """Load every data set, make its splits and check each method supports its task, in the
+    client and before the store is touched: a bad path, target spec or task fails the whole
+    command at once with a message naming the config entry, instead of failing every task
+    after an empty store has been created."""
+    from frcli.rankers.registry import get_ranker
+
+    for i, ds in enumerate(cfg.datasets):
+        try:
+            data, _ = load_spec(ds)
+            if data.n_examples < 2:
+                raise UserError(f"{data.n_examples} data row(s): too few to split")
+            splits = _splits(ds, cfg.protocol)
+        except UserError as e:
+            raise ConfigError(f"{cfg.source}: datasets[{i}] ({ds.name}): {e}") from None
+        n_train = min(len(tr) for tr, _ in splits)
+        too_big = [L for L in cfg.protocol.labeled if L >= n_train]
+        if too_big:
+            warnings.warn(f"{cfg.source}: protocol.labeled {too_big} >= the {n_train} training "
+                          f"rows of {ds.name!r}: those runs keep every label (not "
+                          f"semi-supervised)")
+        if cfg.evaluation.knn >= n_train:
+            warnings.warn(f"{cfg.source}: evaluation.knn = {cfg.evaluation.knn} >= the "
+                          f"{n_train} training rows of {ds.name!r}: every kNN prediction uses "
+                          f"all of them")
+        for j, r in enumerate(cfg.rankers):
+            try:
+                get_ranker(r.method).check_task(data)
+            except UserError as e:
+                raise ConfigError(f"{cfg.source}: rankers[{j}] with datasets[{i}] "
+                                  f"({ds.name}): {e}") from None
 
 
 def _conflicts(store: Store, cfg: ExperimentConfig, plan: list[Task]) -> list[str]:
@@ -238,6 +280,18 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
     ``threads``: engine threads per task (default 1: the pool or cluster is the parallelism).
     """
     plan = make_plan(cfg)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        preflight(cfg)
+    shown: set[str] = set()
+
+    def warn_once(messages) -> None:
+        for m in messages:
+            if m not in shown:
+                shown.add(m)
+                warnings.warn(m, stacklevel=2)
+
+    warn_once(str(w.message) for w in caught)
     outdir = cfg.output_dir(output)
     t_start = time.perf_counter()
     with Store(outdir) as store:
@@ -260,8 +314,12 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
         it = _iter_dask(todo, dask, jobs, threads) if dask else _iter_local(todo, jobs, threads)
         with _progress(len(todo), progress) as advance:
             for task, res in it:
+                warn_once(res.get("warnings", ()))
                 if "error" in res:
                     summary.failures.append((task.label, res["error"]))
+                    if res.get("traceback"):
+                        summary.tracebacks.append(f"{task.label}:\n{res['traceback']}")
+                    summary.internal_failures += not res.get("user_error", False)
                     advance(task, failed=True)
                     continue
                 if task.dataset.name not in known_datasets:

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from frcli.errors import ConfigError
+from frcli.errors import ConfigError, UserError
 from frcli.evaluate.protocol import EvalSpec
 from frcli.experiment.config import DatasetSpec, ExperimentConfig, ProtocolSpec, RankerSpec
 
@@ -119,7 +119,12 @@ def run_params(ranker: RankerSpec, params: dict[str, Any]) -> str:
 
 def make_plan(cfg: ExperimentConfig) -> list[Task]:
     """Every task of the experiment in a fixed order (dataset, split, labeled, ranker)."""
-    grids = {r.key(): [run_params(r, p) for p in param_grid(r)] for r in cfg.rankers}
+    grids = {}
+    for i, r in enumerate(cfg.rankers):
+        try:
+            grids[r.key()] = [run_params(r, p) for p in param_grid(r)]
+        except UserError as e:   # name the entry: "cfg.yaml: rankers[2] (relief): ..."
+            raise ConfigError(f"{cfg.source}: rankers[{i}] ({r.method}): {e}") from None
     seen: dict[tuple[str, str], int] = {}
     for i, r in enumerate(cfg.rankers):
         for p in grids[r.key()]:

@@ -61,15 +61,31 @@ class Store:
             from frcli.errors import UserError
 
             raise UserError(f"no result store in {self.dir} (expected {DB_NAME})")
-        self.dir.mkdir(parents=True, exist_ok=True)
+        from frcli.errors import UserError
+
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UserError(f"cannot create the result folder {self.dir}: "
+                            f"{e.strerror or e}") from None
         self.path = path
-        self.conn = sqlite3.connect(str(path), timeout=60, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
-        self.conn.execute("PRAGMA foreign_keys=ON")
-        if create:
-            self.conn.executescript(_SCHEMA)
-            self._set_meta("schema_version", str(SCHEMA_VERSION))
+        try:
+            self.conn = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            if create:
+                self.conn.executescript(_SCHEMA)
+                self._set_meta("schema_version", str(SCHEMA_VERSION))
+            else:
+                have = {r[0] for r in self.conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table'")}
+                if not {"runs", "scores", "current"} <= have:
+                    raise sqlite3.DatabaseError("it has no frcli result tables")
+        except sqlite3.DatabaseError as e:  # not a database, not ours, or not writable
+            if hasattr(self, "conn"):
+                self.conn.close()
+            raise UserError(f"{path}: not a usable frcli result store ({e})") from None
 
     def close(self) -> None:
         self.conn.close()
