@@ -87,13 +87,19 @@ def parse_int(value: Any) -> int:
         raise ValueError("expected an integer")
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    return int(str(value).strip())
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise ValueError("expected an integer") from None
 
 
 def parse_float(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("expected a number")
-    v = float(str(value).strip()) if not isinstance(value, (int, float)) else float(value)
+    try:
+        v = float(str(value).strip()) if not isinstance(value, (int, float)) else float(value)
+    except ValueError:
+        raise ValueError("expected a number") from None
     if not math.isfinite(v):
         raise ValueError("expected a finite number")
     return v
