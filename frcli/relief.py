@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
-from frcli.errors import ConfigError
+from frcli.errors import ConfigError, DataError
 
 MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
 HMLC_DISTANCES = ("clus", "euclidean", "hamming", "accuracy", "f1", "subset")
@@ -267,10 +267,16 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
     differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
     neighbours are identical either way.
+
+    Targets that carry no information (every sampled pair has the same target: constant
+    targets, every label set empty, one class) give importances 0 and one warning (spec-core
+    A8: the estimate is undefined; 0, not -P(diff x)). No rows at all is a ``DataError``.
     """
     if nominal_targets not in ("relieff", "shared"):
         raise ConfigError(f"bad value {nominal_targets!r} for parameter 'nominal_targets' "
                           "(relieff, shared)")
+    if dataset.n_examples == 0:
+        raise DataError(f"{dataset.name}: no data rows; Relief needs at least one example")
     if unlabeled == "auto":
         unlabeled = "ssl" if dataset.semi_supervised else "ignore"
         if unlabeled == "ignore" and dataset.Y is not None and \
@@ -291,6 +297,11 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
             for o in out:
                 o.per_target = np.zeros((dataset.n_targets, dataset.n_features))
         _per_target_relieff(dataset, out, iterations, neighbours, sigma, seed, jobs, prep)
+    if any(o.meta.get("constant_targets") for o in out):
+        import warnings
+        warnings.warn(f"{dataset.name}: every sampled example and its neighbours have the "
+                      "same target value (constant targets or empty label sets): Relief "
+                      "importances are 0", stacklevel=2)
     return out
 
 
@@ -325,6 +336,7 @@ def _per_target_relieff(dataset: Dataset, out: list[ReliefResult], iterations, n
 
     from frcli.data.dataset import Attribute
 
+    names = dataset.target_names
     for j in _nominal_target_columns(dataset):
         y = np.asarray(dataset.Y[:, j], dtype=np.float64).copy()
         if dataset.task in ("mlc", "hmlc"):
@@ -333,7 +345,8 @@ def _per_target_relieff(dataset: Dataset, out: list[ReliefResult], iterations, n
         else:
             cats = dataset.targets[j].categories
         sub = replace(dataset, task="classification", Y=y[:, None], hierarchy=None,
-                      targets=[Attribute(dataset.target_names[j], "nominal", tuple(cats))],
+                      targets=[Attribute(names[j] if j < len(names) else f"target{j + 1}",
+                                         "nominal", tuple(cats))],
                       labeled=~np.isnan(y))
         # reached only for the supervised variant: rows without this target are left out
         res = _relief(sub, iterations, neighbours, sigma, unlabeled="ignore", seed=seed,
@@ -416,6 +429,13 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     if mode == "relieff":
         prior = np.bincount(group[labeled], minlength=G).astype(np.float64)
         prior /= prior.sum()
+        if np.count_nonzero(prior) < 2:
+            # one class: no misses, only hits; the estimate would be -P(diff x). The target
+            # carries no information, so 0, as in the regression form (see _estimate)
+            meta["constant_targets"] = True
+            return [ReliefResult(v, cnt_i, k, sg, np.zeros(F), None, dict(meta))
+                    for v, cnt_i, s, k, sg, W in _combinations(
+                        iterations, counts, snaps, neighbours, sigma, avail_vals, kmax)]
         yr = group[rows]
         with np.errstate(divide="ignore", invalid="ignore"):
             coef = np.where(np.arange(G)[None, :] == yr[:, None], -1.0,
@@ -494,7 +514,10 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         dF = W @ Gacc[s]
         imps = [_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S) for q in range(Q)]
         per = np.array(imps[1:]) if Q > 1 else None
-        out.append(ReliefResult(v, cnt_i, k, sg, imps[0], per, dict(meta)))
+        m_ = dict(meta)
+        if mode != "urelief" and not (W @ Tsum[s, 0]) > 0:
+            m_["constant_targets"] = True
+        out.append(ReliefResult(v, cnt_i, k, sg, imps[0], per, m_))
     return out
 
 
@@ -517,8 +540,16 @@ def _class_weights(avail_vals: np.ndarray, kmax: int, k: int, sigma: float) -> n
 
 
 def _estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarray:
-    """P(diff x | diff y) - P(diff x | same y); an undefined term is 0 (spec-core A8)."""
-    t1 = dFdT / dT if dT > 0 else np.zeros_like(dF)
+    """P(diff x | diff y) - P(diff x | same y); an undefined term is 0 (spec-core A8).
+
+    P(diff y) = 0 (every neighbour pair has the same target: constant targets, every label
+    set empty) gives 0 for every feature, not -P(diff x): the targets carry no information,
+    and 0 is the limit of the closed form m/(tau (m - tau)) sum (tau_t - tau/m) alpha_t
+    (spec-core §5.3), whose every term vanishes. ``relief`` warns once.
+    """
+    if not dT > 0:
+        return np.zeros_like(dF)
+    t1 = dFdT / dT
     den = S - dT
     t2 = (dF - dFdT) / den if den > 0 else np.zeros_like(dF)
     return t1 - t2

@@ -220,3 +220,73 @@ def test_cli_semi_supervised_only_when_asked(method, capsys):
         assert plain["meta"]["variant"] == "rrelieff" and ssl["meta"]["variant"] == "ssl"
     else:
         assert "w" not in plain["meta"] and ssl["meta"]["w"] == 0.5
+
+
+def test_symbolic_weight_only_for_symbolic_and_min_leaf_default_shows_as_int():
+    ds = planted("mtr", n=40)
+    for m in ("genie3-rf", "rf-bagging-str", "genie3-et"):
+        r = get_ranker(m)
+        assert "symbolic_weight" not in r.param_spec()
+        with pytest.raises(ConfigError, match="unknown parameter 'symbolic_weight'"):
+            r.validate(ds, {"symbolic_weight": 0.5})
+    assert "symbolic_weight" in get_ranker("symbolic-et-str").param_spec()
+    spec = get_ranker("genie3-rf").param_spec()["min_leaf"]
+    assert str(spec.default) == "2"
+    # values stay floats, so stored run parameters (and their hashes) do not change
+    assert get_ranker("genie3-rf").resolve({})["min_leaf"] == [2.0]
+    assert isinstance(get_ranker("genie3-rf").resolve({"min_leaf": 3})["min_leaf"][0], float)
+
+
+@pytest.mark.parametrize("method, task, params, words", [
+    ("rf-et", "mtr", {}, ["out-of-bag", "bootstrap=true"]),
+    ("rf-rf", "mtr", {"bootstrap": [True, False]}, ["out-of-bag"]),
+    ("genie3-rf", "mtr", {"w0": 0.5}, ["'w0'", "hmlc"]),
+    ("genie3-rf", "unsupervised", {"w": 0.5}, ["'w'", "needs targets"]),
+    ("genie3-rf-str", "unsupervised", {}, ["needs targets"]),
+])
+def test_ensemble_validate_checks_task_dependent_params_before_growing(
+        monkeypatch, method, task, params, words):
+    import frcli.forest
+
+    def boom(*a, **k):
+        raise AssertionError("a forest was grown before the parameters were checked")
+    monkeypatch.setattr(frcli.forest, "forest_scores", boom)
+    ds = planted(task, n=40)
+    for call in (lambda: get_ranker(method).validate(ds, params),
+                 lambda: get_ranker(method).rank(ds, params)):
+        with pytest.raises(ConfigError) as e:
+            call()
+        for w in words:
+            assert w in str(e.value), str(e.value)
+    # defaults and the hmlc weight on hmlc are fine
+    get_ranker("genie3-rf").validate(planted("hmlc", n=40), {"w0": 0.5})
+    get_ranker("rf-et").validate(ds if task != "unsupervised" else planted("mtr", n=40),
+                                 {"bootstrap": True})
+
+
+def test_list_methods_reads_well():
+    """Every method once; per block its tasks and each parameter with its default;
+    symbolic_weight only in the Symbolic blocks; min_leaf=2, not 2.0."""
+    from frcli.commands.rank import describe_methods
+    from frcli.rankers.registry import method_names
+
+    blocks: list[tuple[list[str], list[str]]] = []
+    for line in describe_methods().splitlines()[:-1]:
+        if not line.startswith("  "):
+            if not blocks or blocks[-1][1]:
+                blocks.append(([], []))
+            blocks[-1][0].extend(n.strip() for n in line.split(",") if n.strip())
+        else:
+            blocks[-1][1].append(line.strip())
+    names = [n for b in blocks for n in b[0]]
+    assert sorted(names) == sorted(method_names())
+    for methods, lines in blocks:
+        assert lines[0].startswith("tasks: ")
+        params = [ln.split()[0] for ln in lines[1:] if ln != "no parameters"]
+        assert all("=" in p for p in params), lines
+        has_sw = any(p.startswith("symbolic_weight=") for p in params)
+        assert has_sw == methods[0].startswith("symbolic-"), methods
+        if any(p.startswith("min_leaf=") for p in params):
+            assert "min_leaf=2" in params
+        if methods[0].endswith("-str"):
+            assert "unsupervised" not in lines[0]

@@ -102,3 +102,45 @@ def test_shipped_configs_validate():
             raise
         assert cfg.name and cfg.rankers, p
         assert yaml.safe_load(p.read_text())["name"] == cfg.name
+
+
+SYNTH = __import__("pathlib").Path(__file__).resolve().parents[1] / "datasets" / "synthetic"
+
+
+def test_explicit_entry_semi_supervised_key_and_unchanged_fingerprints(tmp_path):
+    """``semi_supervised: true`` reaches the loader; absent or false, the data set's
+    definition (hence every stored run hash) is exactly what it was before the key existed."""
+    from frcli.experiment.plan import run_hash
+
+    ds = {"name": "a", "path": "a.arff", "task": "mtr", "targets": "last:2"}
+    plain = parse_config(base(datasets=[ds]), "c.yaml", tmp_path)
+    false = parse_config(base(datasets=[{**ds, "semi_supervised": False}]), "c.yaml", tmp_path)
+    true = parse_config(base(datasets=[{**ds, "semi_supervised": True}]), "c.yaml", tmp_path)
+    assert true.datasets[0].semi_supervised and not plain.datasets[0].semi_supervised
+    old_keys = {"name", "path", "test", "labels", "task", "targets", "hierarchy", "drop",
+                "nominal"}
+    assert set(plain.datasets[0].definition()) == old_keys
+    assert false.datasets[0].definition() == plain.datasets[0].definition()
+    assert true.datasets[0].definition()["semi_supervised"] is True
+    h = [run_hash(c, c.datasets[0], 0, c.rankers[0], "{}") for c in (plain, false, true)]
+    assert h[0] == h[1] != h[2]
+    with pytest.raises(ConfigError, match="semi_supervised = 'yes'.*true or false"):
+        parse_config(base(datasets=[{**ds, "semi_supervised": "yes"}]), "c.yaml", tmp_path)
+
+
+def test_semi_supervised_entry_is_passed_to_the_loader():
+    import warnings
+
+    from frcli.experiment.config import DatasetSpec
+    from frcli.experiment.executor import load_spec
+
+    path = SYNTH / "synth-ssl-mtr.arff"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    spec = dict(name="s", path=(str(path),), targets="last:3", task="mtr")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        off, _ = load_spec(DatasetSpec(**spec))
+    on, _ = load_spec(DatasetSpec(**spec, semi_supervised=True))
+    assert on.semi_supervised and not off.semi_supervised
+    assert not on.labeled.all()

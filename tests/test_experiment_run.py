@@ -151,3 +151,25 @@ def test_cli_errors_are_one_line(tmp_path):
         evaluaton: {knn: 5}
     """))
     assert main(["experiment", str(p)]) == 2
+
+
+@pytest.mark.parametrize("ranker, words", [
+    ({"method": "relief", "params": {"distance": "f1"}}, ["'distance'", "task mtr"]),
+    ({"method": "relief-str", "params": {"w0": [0.5, 0.75]}}, ["'w0'", "hmlc"]),
+    ({"method": "rf-et", "params": {"trees": 2}}, ["out-of-bag"]),
+])
+def test_params_that_do_not_fit_a_data_set_fail_before_the_store_exists(tmp_path, ranker,
+                                                                       words):
+    """The pre-run check calls Ranker.validate per (data set, ranker): one error naming the
+    entries, no store, no task run (was: an empty store and every task failing)."""
+    from frcli.errors import ConfigError
+
+    cfg = parse_config({"name": "bad", "output": str(tmp_path / "out"),
+                        "datasets": ["synth-mtr"], "protocol": {"repeats": 2},
+                        "rankers": ["uniform", ranker]}, "c.yaml", tmp_path)
+    with pytest.raises(ConfigError) as e:
+        run_experiment(cfg, progress=False)
+    msg = str(e.value)
+    for w in ["c.yaml", "rankers[1]", "datasets[0] (synth-mtr)", *words]:
+        assert w in msg, msg
+    assert not (tmp_path / "out").exists()

@@ -145,3 +145,80 @@ def test_api_semi_supervised_arrays():
     assert np.isnan(cls.Y[1, 0]) and cls.targets[0].categories == ("1.0", "2.0")
     est = FeatureRanker("relief", semi_supervised=True).fit(X, Y)
     assert est.ranking_.meta.get("variant") == "ssl"
+
+
+# -- Ranker.validate: every parameter checked against the data before any work ---------------
+
+class Recording(GridRanker):
+    calls = 0
+
+    def validate(self, dataset, params_grid=None):
+        grid = super().validate(dataset, params_grid)
+        if grid["a"] != [1] and dataset.task == "regression":
+            raise ConfigError("parameter 'a' does not fit regression")
+        return grid
+
+    def rank_one(self, dataset, params, *, seed, jobs):
+        Recording.calls += 1
+        return super().rank_one(dataset, params, seed=seed, jobs=jobs)
+
+
+def test_validate_is_task_check_plus_resolve_and_runs_before_any_work():
+    r = Recording("rec")
+    assert GridRanker("g").validate(small_dataset(), {"a": [1, 2]}) == {"a": [1, 2],
+                                                                        "b": [0.5]}
+    with pytest.raises(ConfigError, match="does not support task 'classification'"):
+        GridRanker("g").validate(small_dataset("classification"), {})
+    reg = dataset_from_arrays(np.random.default_rng(0).random((20, 3)), np.arange(20.0))
+    with pytest.raises(ConfigError, match="does not fit regression"):
+        r.rank(reg, {"a": [1, 2]})
+    assert Recording.calls == 0
+    assert len(r.rank(reg, {"a": 1})) == 1 and Recording.calls == 1
+
+
+def _no_engine(monkeypatch):
+    """Make any Relief computation fail: validation must not get that far."""
+    import frcli.relief
+
+    def boom(*a, **k):
+        raise AssertionError("the engine ran before the parameters were checked")
+    monkeypatch.setattr(frcli.relief, "relief", boom)
+
+
+@pytest.mark.parametrize("task, params, words", [
+    ("mtr", {"distance": "f1"}, ["'distance'", "task mtr", "allowed: default"]),
+    ("regression", {"distance": ["default", "hamming"]}, ["'hamming'", "regression"]),
+    ("classification", {"distance": "clus"}, ["'clus'"]),
+    ("mlc", {"distance": "clus"}, ["'clus'", "mlc", "hamming, accuracy, f1, subset"]),
+    ("mtr", {"w0": 0.5}, ["'w0'", "hmlc"]),
+    ("mlc", {"weights": "mean"}, ["'weights'", "hmlc"]),
+    ("unsupervised", {"per_target": True}, ["'per_target'", "needs targets"]),
+    ("unsupervised", {"influence_far": 0.2}, ["'influence_far'", "needs targets"]),
+    ("mtr", {"influence_far": 0.9, "influence_near": 0.8}, ["influence_far", "<="]),
+    ("mtr", {"ssl_w0": 0.2}, ["unknown parameter 'ssl_w0'", "influence_near"]),
+])
+def test_relief_validate_rejects_params_that_do_not_fit_the_task(monkeypatch, task, params,
+                                                                 words):
+    _no_engine(monkeypatch)
+    rng = np.random.default_rng(0)
+    X = rng.random((12, 3))
+    Y = {"mtr": rng.random((12, 2)), "regression": rng.random(12),
+         "classification": rng.integers(0, 2, 12).astype(float),
+         "mlc": rng.integers(0, 2, (12, 3)).astype(np.uint8), "unsupervised": None}[task]
+    ds = dataset_from_arrays(X, Y, task=None if Y is None else task)
+    assert ds.task == task
+    for method in ("relief", "relief-str") if task != "unsupervised" else ("relief",):
+        for call in (lambda: get_ranker(method).validate(ds, params),
+                     lambda: get_ranker(method).rank(ds, params)):
+            with pytest.raises(ConfigError) as e:
+                call()
+            for w in words:
+                assert w in str(e.value), str(e.value)
+
+
+def test_relief_validate_accepts_defaults_and_hmlc_params_everywhere_they_fit():
+    ds = small_dataset()
+    grid = get_ranker("relief").validate(ds, {"w0": 0.75, "neighbours": [5, 10]})
+    assert grid["neighbours"] == [5, 10] and grid["influence_far"] == [0.5]
+    with pytest.raises(ConfigError, match="relief-str' needs targets"):
+        get_ranker("relief-str").validate(dataset_from_arrays(ds.X), {})

@@ -625,3 +625,62 @@ def test_per_target_relieff_leaves_out_rows_missing_that_target():
     want = relief(sub, [1.0], [5], [0.0], unlabeled="ignore", seed=2)[0]
     assert want.meta["variant"] == "relieff"
     np.testing.assert_allclose(got.per_target[1], want.importances, rtol=0, atol=1e-12)
+
+
+# -- degenerate targets and empty data (QA audit) -------------------------------------------
+
+def _degenerate(task, n=30, F=4):
+    """Random features with targets that carry no information."""
+    rng = np.random.default_rng(5)
+    X = rng.random((n, F))
+    feats = [Attribute(f"x{i}", "numeric") for i in range(F)]
+    if task in ("mlc", "hmlc"):                     # every label set empty
+        h = _toy_hierarchy(True) if task == "hmlc" else None
+        L = h.n_labels if h else 3
+        return Dataset(task, X, feats, task, np.zeros((n, L), np.uint8),
+                       [Attribute(f"l{j}", "numeric") for j in range(L)] if not h else [],
+                       hierarchy=h)
+    if task == "classification":                    # one class only
+        return Dataset(task, X, feats, task, np.ones((n, 1)),
+                       [Attribute("c", "nominal", ("a", "b"))])
+    T = 2 if task == "mtr" else 1                   # constant numeric targets
+    return Dataset(task, X, feats, task, np.full((n, T), 3.0),
+                   [Attribute(f"y{j}", "numeric") for j in range(T)])
+
+
+@pytest.mark.parametrize("task", ["mlc", "hmlc", "mtr", "regression", "classification"])
+def test_targets_without_information_give_zero_importances_and_warn(task):
+    """Every neighbour pair with the same target (P(diff y) = 0): the estimate is undefined
+    and is 0 with a warning, not -P(diff x) (was -0.556 on all-empty label sets)."""
+    ds = _degenerate(task)
+    with pytest.warns(UserWarning, match="same target value"):
+        out = relief(ds, [1.0, 0.5], [3, 5], [0.0, 1.0], per_target=True, seed=2)
+    for r in out:
+        assert np.array_equal(r.importances, np.zeros(ds.n_features)), r.importances
+        if r.per_target is not None:
+            assert np.array_equal(r.per_target, np.zeros_like(r.per_target))
+        assert r.meta["constant_targets"]
+
+
+def test_informative_targets_do_not_warn():
+    import warnings
+
+    ds = _degenerate("mtr")
+    ds.Y[:, 0] = ds.X[:, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = relief(ds, [1.0], [3], [0.0], seed=2)[0]
+    assert r.importances[0] > 0 and "constant_targets" not in r.meta
+
+
+def test_empty_data_set_is_a_data_error():
+    from frcli.api import rank
+    from frcli.errors import DataError
+
+    ds = _degenerate("mtr").subset(np.zeros(30, dtype=bool))
+    assert ds.n_examples == 0
+    with pytest.raises(DataError, match="no data rows"):
+        relief(ds)
+    for method in ("relief", "relief-str"):
+        with pytest.raises(DataError, match="no data rows"):
+            rank(ds, method)

@@ -22,7 +22,7 @@ from frcli.evaluate.protocol import EvalSpec
 
 TOP_KEYS = ("name", "description", "output", "datasets", "protocol", "rankers", "evaluation")
 DATASET_KEYS = ("name", "path", "test", "labels", "task", "targets", "hierarchy", "drop",
-                "nominal")
+                "nominal", "semi_supervised")
 PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify")
 PROTOCOLS = ("holdout", "cv", "given")
 RANKER_KEYS = ("method", "params", "labeled_only")
@@ -43,6 +43,9 @@ class DatasetSpec:
     hierarchy: str | None = None
     drop: tuple[str, ...] = ()
     nominal: tuple[str, ...] = ()
+    # rows without targets are the semi-supervised part (as a catalog entry's
+    # semi_supervised); False: they are left out with a warning
+    semi_supervised: bool = False
 
     def definition(self) -> dict[str, Any]:
         """What the data *are* (for run hashes): the catalog entry's loading fields or ours."""
@@ -58,6 +61,8 @@ class DatasetSpec:
                 return {"catalog": self.name}
         d = asdict(self)
         d.pop("catalog")
+        if not d["semi_supervised"]:   # absent = false: keeps older runs' fingerprints
+            d.pop("semi_supervised")
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
 
     @property
@@ -240,6 +245,7 @@ def _dataset(item: Any, i: int, src: str, base: Path) -> DatasetSpec:
         hierarchy=hier,
         drop=_strs(d.get("drop"), src, f"{where}.drop"),
         nominal=_strs(d.get("nominal"), src, f"{where}.nominal"),
+        semi_supervised=_typed(d, "semi_supervised", bool, src, where, False),
     )
 
 

@@ -51,6 +51,8 @@ def load_spec(ds: DatasetSpec):
         opts["drop"] = list(ds.drop)
     if ds.nominal:
         opts["nominal"] = list(ds.nominal)
+    if ds.semi_supervised:
+        opts["semi_supervised"] = True
 
     def read(paths):
         parts = [load_dataset(p, **opts) for p in paths]
@@ -176,10 +178,11 @@ class Summary:
 
 
 def preflight(cfg: ExperimentConfig) -> None:
-    """Load every data set, make its splits and check each method supports its task, in the
-    client and before the store is touched: a bad path, target spec or task fails the whole
-    command at once with a message naming the config entry, instead of failing every task
-    after an empty store has been created."""
+    """Load every data set, make its splits and check each method and its parameters fit
+    the data set (``Ranker.validate``: task, parameter values, task-dependent parameters such
+    as Relief's ``distance``), in the client and before the store is touched: a bad path,
+    target spec, task or parameter fails the whole command at once with a message naming the
+    config entry, instead of failing every task after an empty store has been created."""
     from frcli.rankers.registry import get_ranker
 
     for i, ds in enumerate(cfg.datasets):
@@ -202,7 +205,7 @@ def preflight(cfg: ExperimentConfig) -> None:
                           f"all of them")
         for j, r in enumerate(cfg.rankers):
             try:
-                get_ranker(r.method).check_task(data)
+                get_ranker(r.method).validate(data, r.params)
             except UserError as e:
                 raise ConfigError(f"{cfg.source}: rankers[{j}] with datasets[{i}] "
                                   f"({ds.name}): {e}") from None

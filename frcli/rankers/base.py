@@ -152,9 +152,9 @@ class Ranker:
         self.method = method
 
     # -- parameter handling ------------------------------------------------------------
-    @classmethod
-    def param_spec(cls) -> dict[str, Param]:
-        return {p.name: p for p in cls.params}
+    def param_spec(self) -> dict[str, Param]:
+        """Name -> Param; an instance may narrow ``params`` to what its method uses."""
+        return {p.name: p for p in self.params}
 
     def resolve(self, raw: Mapping[str, Any]) -> dict[str, list[Any]]:
         """Validate raw parameters; every value becomes a list (a grid axis)."""
@@ -179,12 +179,35 @@ class Ranker:
                 f"method '{self.method}' does not support task '{dataset.task}'; "
                 f"it supports: {', '.join(self.tasks)}")
 
+    def validate(self, dataset: Dataset,
+                 params_grid: Mapping[str, Any] | None = None) -> dict[str, list[Any]]:
+        """Check, before any work, that the method and its (possibly list-valued) parameters
+        fit ``dataset``; return the resolved grid. Raises ``ConfigError``/``DataError``.
+
+        Called by ``rank`` and by the experiment runner's pre-run check, so a parameter that
+        does not fit a data set's task fails once, before a store exists. The default checks
+        the task and parses the parameters; rankers with task-dependent parameters extend it
+        (using only the Dataset's public attributes: the data may be the full set of an
+        experiment, whose training parts are taken later).
+        """
+        self.check_task(dataset)
+        return self.resolve(params_grid or {})
+
+    def explicit(self, raw: Mapping[str, Any] | None, grid: Mapping[str, list[Any]],
+                 name: str) -> bool:
+        """Whether the caller set ``name`` to something other than its default (for
+        ``validate``: a parameter that does not apply to the task is an error only then, so
+        one config entry can still list it for several data sets)."""
+        if not raw or name not in raw:
+            return False
+        default = self.param_spec()[name].default
+        return any(v != default for v in grid[name])
+
     # -- running -----------------------------------------------------------------------
     def rank(self, dataset: Dataset, params: Mapping[str, Any] | None = None, *,
              seed: int = 0, jobs: int = 1) -> list[Ranking]:
         """One Ranking per combination of the (possibly list-valued) parameters."""
-        self.check_task(dataset)
-        grid = self.resolve(params or {})
+        grid = self.validate(dataset, params)
         outer = [k for k in grid if k not in self.grid_params]
         results: list[Ranking] = []
         for combo in itertools.product(*(grid[k] for k in outer)):

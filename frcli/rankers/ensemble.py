@@ -80,12 +80,13 @@ class EnsembleRanker(Ranker):
         Param("max_features", _parse_max_features, "default",
               "features tried per node: sqrt (⌈√F⌉), log2, all, an int or a fraction; "
               "default sqrt for rf, all for bagging and et"),
-        Param("min_leaf", parse_float, 2.0, "minimum (weighted) examples per leaf",
+        # shown as 2; values stay floats (weighted examples), see resolve
+        Param("min_leaf", parse_float, 2, "minimum (weighted) examples per leaf",
               lambda v: v > 0, "must be > 0"),
         Param("bootstrap", _parse_optional_bool, "default",
               "grow trees on bootstrap samples; default true except for et"),
         Param("symbolic_weight", _parse_symbolic_weight, 0.5,
-              "Symbolic: node weight symbolic_weight**depth, or 'dynamic' = |E(N)|/|D_TRAIN|"),
+              "node weight symbolic_weight**depth, or 'dynamic' = |E(N)|/|D_TRAIN|"),
         Param("w", _parse_w, "auto",
               "semi-supervised: weight of the targets in the heuristic, or 'auto' "
               "(internal 4-fold CV over 0, 0.1, ..., 1)"),
@@ -99,6 +100,40 @@ class EnsembleRanker(Ranker):
         self.score = parts[0]
         self.ensemble = parts[1] if len(parts) > 1 else "rf"
         self.str_variant = parts[-1] == "str"
+        # each method declares only what it uses: symbolic_weight means nothing to Genie3 or
+        # the RF score, and -str needs targets
+        if self.score != "symbolic":
+            self.params = tuple(p for p in type(self).params if p.name != "symbolic_weight")
+        if self.str_variant:
+            self.tasks = tuple(t for t in TASKS if t != "unsupervised")
+
+    def resolve(self, raw):
+        grid = super().resolve(raw)
+        # min_leaf is a float (weighted examples); the integer default is only for display
+        # and must not change stored parameters (2.0 in run keys and hashes)
+        grid["min_leaf"] = [float(v) for v in grid["min_leaf"]]
+        return grid
+
+    def validate(self, dataset: Dataset, params_grid=None) -> dict[str, list[Any]]:
+        """Task-dependent checks: -str needs targets, w0 is for hmlc, w for data with
+        targets, and the RF score needs out-of-bag examples."""
+        if self.str_variant and dataset.task == "unsupervised":
+            raise ConfigError(f"method '{self.method}' needs targets; task 'unsupervised' "
+                              "has none (use the method without -str)")
+        grid = super().validate(dataset, params_grid)
+        if dataset.task != "hmlc" and self.explicit(params_grid, grid, "w0"):
+            raise ConfigError(f"parameter 'w0' applies to hmlc data only (task is "
+                              f"{dataset.task}); leave it out")
+        if dataset.task == "unsupervised" and self.explicit(params_grid, grid, "w"):
+            raise ConfigError("parameter 'w' (semi-supervised target weight) needs targets; "
+                              "task 'unsupervised' has none")
+        if self.score == "rf":
+            for b in grid["bootstrap"]:
+                if b is False or (b in (None, "default") and self.ensemble == "et"):
+                    raise ConfigError(
+                        f"method '{self.method}' needs out-of-bag examples: the Random Forest "
+                        "score is undefined without bootstrap; use --param bootstrap=true")
+        return grid
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
@@ -111,13 +146,9 @@ class EnsembleRanker(Ranker):
         if boot is None or boot == "default":
             boot = self.ensemble != "et"
         mf = None if params["max_features"] == "default" else params["max_features"]
-        if self.score == "rf" and not boot:
-            raise ConfigError(f"method '{self.method}' needs out-of-bag examples: the Random "
-                              "Forest score is undefined for extra trees without bootstrap; "
-                              "use --param bootstrap=true")
         kw = dict(trees=params["trees"], max_features=mf,
                   min_leaf=params["min_leaf"], bootstrap=boot, w=params["w"],
-                  w0=params["w0"], symbolic_weight=params["symbolic_weight"],
+                  w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
                   rf_score=self.score == "rf", seed=seed, jobs=jobs)
         key = {"symbolic": "symbolic", "genie3": "genie3", "rf": "rf"}[self.score]
         meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score,
@@ -142,9 +173,6 @@ class EnsembleRanker(Ranker):
         """One single-target ensemble per target (binary relevance for label tasks)."""
         from frcli.forest import forest_scores
 
-        if ds.task == "unsupervised":
-            raise ConfigError(f"method '{self.method}' needs targets; task 'unsupervised' "
-                              "has none (use the method without -str)")
         rows, names, metas = [], ds.target_names, []
         for j in range(ds.n_targets):
             if ds.is_label_task:

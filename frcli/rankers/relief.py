@@ -7,7 +7,9 @@ per-target importances (on one target: plain ``relief``, reported per target too
 Rows without targets give SSL-Relief only for a semi-supervised data set
 (``--semi-supervised``); otherwise they are left out with a warning. ``iterations``,
 ``neighbours`` and ``sigma`` lists are computed in one pass (``rank_grid``) and give one
-Ranking per combination, iterations outermost.
+Ranking per combination, iterations outermost. ``validate`` rejects, before any work,
+parameters that do not fit the task (a label distance on mtr, hmlc weights elsewhere, SSL
+influences or per-target output without targets).
 """
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from frcli.data.dataset import TASKS, Dataset
-from frcli.errors import ConfigError
+from frcli.errors import ConfigError, DataError
 from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
                                parse_int)
+from frcli.relief import HMLC_DISTANCES, MLC_DISTANCES   # no kernel import at module level
 
 DISTANCES = ("default", "hamming", "accuracy", "f1", "subset", "clus", "euclidean")
 
@@ -58,30 +61,61 @@ class ReliefRanker(Ranker):
         Param("unlabeled", parse_choice("auto", "ssl", "ignore"), "auto",
               "rows without targets: SSL-Relief, or leave them out; auto = SSL-Relief only "
               "with --semi-supervised"),
-        Param("ssl_w0", parse_float, 0.5, "SSL influence of the farthest unlabeled row",
+        # spec-ssl-unsup §3.2 calls these w0 and w1; renamed so they are not confused with
+        # the hmlc w0 above or the ensembles' SSL weight w. Labeled rows have influence 1.
+        Param("influence_far", parse_float, 0.5,
+              "SSL-Relief: influence of the unlabeled row farthest from the labeled ones",
               check=lambda v: 0 <= v <= 1, check_msg="must be in [0, 1]"),
-        Param("ssl_w1", parse_float, 1.0, "SSL influence of the closest unlabeled row",
+        Param("influence_near", parse_float, 1.0,
+              "SSL-Relief: influence of the unlabeled row nearest to the labeled ones "
+              "(>= influence_far)",
               check=lambda v: 0 <= v <= 1, check_msg="must be in [0, 1]"),
     )
+
+    def __init__(self, method: str):
+        super().__init__(method)
+        self.per_str = method.endswith("-str")
+        if self.per_str:
+            self.tasks = tuple(t for t in TASKS if t != "unsupervised")
+
+    def validate(self, dataset: Dataset, params_grid=None) -> dict[str, list[Any]]:
+        """Task-dependent checks before any work: -str and per_target need targets, the
+        target distance must be one of the task's, w0/weights are for hmlc, the SSL
+        influences for data with targets, and there must be rows."""
+        if self.per_str and dataset.task == "unsupervised":
+            raise ConfigError("method 'relief-str' needs targets; use 'relief' for "
+                              "unsupervised data")
+        grid = super().validate(dataset, params_grid)
+        task = dataset.task
+        allowed = {"mlc": MLC_DISTANCES, "hmlc": HMLC_DISTANCES}.get(task, ())
+        for dist in grid["distance"]:
+            if dist != "default" and dist not in allowed:
+                raise ConfigError(
+                    f"bad value {dist!r} for parameter 'distance' with task {task} "
+                    f"(allowed: default{', ' if allowed else ''}{', '.join(allowed)})")
+        if task != "hmlc":
+            for name in ("w0", "weights"):
+                if self.explicit(params_grid, grid, name):
+                    raise ConfigError(f"parameter '{name}' applies to hmlc data only (task "
+                                      f"is {task}); leave it out")
+        if task == "unsupervised":
+            for name in ("per_target", "influence_far", "influence_near", "nominal_targets"):
+                if self.explicit(params_grid, grid, name):
+                    raise ConfigError(f"parameter '{name}' needs targets; task "
+                                      "'unsupervised' has none")
+        if max(grid["influence_far"]) > min(grid["influence_near"]):
+            raise ConfigError("parameter 'influence_far' must be <= 'influence_near' (the "
+                              "unlabeled rows nearest to the labeled ones count most)")
+        if dataset.n_examples == 0:
+            raise DataError(f"{dataset.name}: no data rows; Relief needs at least one example")
+        return grid
 
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
                   grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
         from frcli.relief import relief
 
-        per_str = self.method.endswith("-str")
-        if per_str and dataset.task == "unsupervised":
-            raise ConfigError("method 'relief-str' needs targets; use 'relief' for "
-                              "unsupervised data")
-        if fixed["ssl_w0"] > fixed["ssl_w1"]:
-            raise ConfigError("parameter 'ssl_w0' must be <= 'ssl_w1'")
-        dist = fixed["distance"]
-        if dist != "default":
-            allowed = {"mlc": ("hamming", "accuracy", "f1", "subset"),
-                       "hmlc": DISTANCES[1:]}.get(dataset.task, ())
-            if dist not in allowed:
-                raise ConfigError(
-                    f"bad value {dist!r} for parameter 'distance' with task {dataset.task} "
-                    f"(allowed: {', '.join(allowed) or 'default only'})")
+        per_str = self.per_str
+        dist = fixed["distance"]      # checked by validate
         t0 = time.perf_counter()
         results = relief(
             dataset, grid["iterations"], grid["neighbours"], grid["sigma"],
@@ -89,7 +123,7 @@ class ReliefRanker(Ranker):
             weight_aggregate=fixed["weights"],
             per_target=per_str or fixed["per_target"],
             nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
-            influence=(fixed["ssl_w0"], fixed["ssl_w1"]), seed=seed, jobs=jobs)
+            influence=(fixed["influence_far"], fixed["influence_near"]), seed=seed, jobs=jobs)
         elapsed = time.perf_counter() - t0
         out = []
         for r in results:
