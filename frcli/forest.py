@@ -26,6 +26,9 @@ one forest, the experiment runner's entry point), ``resolve_max_features``.
 """
 from __future__ import annotations
 
+import copy
+import hashlib
+
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -513,6 +516,14 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     boot = (ensemble != "et") if bootstrap is None else bool(bootstrap)
     if rf_score is None:
         rf_score = boot
+    key = _cache_key(dataset, ensemble, trees, max_features, min_leaf, bootstrap, w, w0,
+                     symbolic_weight, per_target, seed)
+    hit = _FOREST_CACHE.get(key)
+    if hit is not None and (hit["has_rf"] or not rf_score):
+        out = copy.deepcopy(hit["out"])
+        out["meta"]["forest_reused"] = True
+        out["timings"] = {"w_cv_s": 0.0, "forest_s": time.perf_counter() - t0}
+        return out
     meta: dict[str, Any] = {}
     # unlabeled rows make the forest semi-supervised only when that was asked for
     dataset = dataset.supervised_view(f"the {ensemble} ensemble")
@@ -534,4 +545,27 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     out = model.scores(symbolic_weight)
     out["meta"].update(meta)
     out["timings"] = {"w_cv_s": t1 - t0, "forest_s": time.perf_counter() - t1}
+    _FOREST_CACHE.clear()            # one entry: the forest just grown, with every score
+    _FOREST_CACHE[key] = {"has_rf": bool(rf_score), "out": copy.deepcopy(out)}
     return out
+
+
+# The last forest's scores: the Symbolic, Genie3 and RF-score rankers of one ensemble (same
+# data, parameters and seed, as the experiment runner plans them) then grow it only once.
+_FOREST_CACHE: dict[str, dict[str, Any]] = {}
+
+
+def _cache_key(dataset: Dataset, *parts: Any) -> str:
+    """Content hash of everything a forest depends on (data bytes, descriptions, params)."""
+    h = hashlib.blake2b(digest_size=16)
+    for arr in (dataset.X, dataset.Y, dataset.labeled):
+        if arr is not None:
+            a = np.ascontiguousarray(arr)
+            h.update(f"{a.dtype}{a.shape}".encode())
+            h.update(memoryview(a).cast("B"))
+    h.update(repr((dataset.task, dataset.semi_supervised,
+                   [(a.kind, a.categories) for a in dataset.features],
+                   [(a.kind, a.categories) for a in dataset.targets],
+                   None if dataset.hierarchy is None else
+                   [p.tolist() for p in dataset.hierarchy.parents], parts)).encode())
+    return h.hexdigest()

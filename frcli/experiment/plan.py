@@ -8,7 +8,11 @@ detected instead of mixed in.
 
 Seeds: each task's ranker seed is a hash of (protocol seed, dataset, split, labeled, method),
 so results do not depend on scheduling, job counts or which other tasks exist. Splits depend on
-the protocol seed only, so every ranker sees the same splits (paired comparisons).
+the protocol seed only, so every ranker sees the same splits (paired comparisons). Ensemble
+rankers that differ only in the score (``symbolic-rf``, ``genie3-rf``, ``rf-rf``) share the
+seed of their ensemble, so — as in the papers — the three scores come from the *same* forest
+(``frcli.forest.forest_scores`` then reuses it instead of growing it again; the RF-score
+rankers are planned first so that the forest they grow carries every score).
 """
 from __future__ import annotations
 
@@ -22,7 +26,22 @@ from frcli.errors import ConfigError, UserError
 from frcli.evaluate.protocol import EvalSpec
 from frcli.experiment.config import DatasetSpec, ExperimentConfig, ProtocolSpec, RankerSpec
 
-SEED_SCHEME = 1   # bump if the derivation below changes (it is part of every run hash)
+SEED_SCHEME = 2   # bump if the derivation below changes (it is part of every run hash)
+
+_SCORES = ("symbolic-", "genie3-", "rf-")
+
+
+def seed_key(method: str) -> str:
+    """What a task's seed derives from: the ensemble for ensemble rankers (shared by the
+    three scores, so they rank from one forest), else the method itself."""
+    for prefix in _SCORES:
+        if method.startswith(prefix):
+            return "forest:" + method[len(prefix):]
+    return method
+
+
+def _forest_first(r: RankerSpec) -> int:
+    return 0 if r.method.startswith("rf-") else 1
 
 
 def canonical(obj: Any) -> str:
@@ -137,11 +156,12 @@ def make_plan(cfg: ExperimentConfig) -> list[Task]:
     for ds in cfg.datasets:
         for split in range(cfg.protocol.n_splits):
             for L in sizes:
-                for r in cfg.rankers:
+                for r in sorted(cfg.rankers, key=_forest_first):
                     params = tuple(grids[r.key()])
                     tasks.append(Task(
                         dataset=ds, split=split, labeled=L, ranker=r,
-                        seed=derive_seed(cfg.protocol.seed, ds.name, split, L, r.method),
+                        seed=derive_seed(cfg.protocol.seed, ds.name, split, L,
+                                         seed_key(r.method)),
                         protocol=cfg.protocol, evaluation=cfg.evaluation,
                         knn_train=cfg.knn_train, params=params,
                         hashes=tuple(run_hash(cfg, ds, L, r, p) for p in params)))
