@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import platform
-import re
-import time
 from pathlib import Path
+
+from _common import best_of, write_section
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "datasets"
@@ -22,15 +22,6 @@ FILES = [  # (relative path, Mulan label file or None, sparse?)
     ("mtr/osales.arff", None, False),
 ]
 SECTION = "## ARFF parsing"
-
-
-def best_of(fn, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> None:
@@ -83,13 +74,8 @@ def main() -> None:
                  "liac-arff cannot read CLUS `hierarchical` files (n/a).")
     text = "\n".join(table) + "\n"
     if not args.no_docs:
-        doc = REPO / "docs" / "benchmarks.md"
-        old = doc.read_text() if doc.exists() else "# Benchmarks\n"
-        pat = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-        new = pat.sub(lambda m: text + "\n", old) if pat.search(old) else \
-            old.rstrip("\n") + "\n\n" + text
-        doc.write_text(new)
-        print(f"wrote {doc}")
+        write_section(SECTION, text.split("\n", 1)[1] if text.startswith(SECTION) else text)
+        print("wrote docs/benchmarks.md")
 
 
 if __name__ == "__main__":

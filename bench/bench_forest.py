@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import best_of, run, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -50,19 +50,6 @@ with open(sys.argv[3], "w") as out:
     for n, v in zip(names, rf.feature_importances_):
         out.write(f"{n},{v}\\n")
 """
-
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
-def run(cmd: list[str]) -> None:
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def peak_mb(cmd: list[str]) -> float:
@@ -211,19 +198,6 @@ def section(w: dict, fits: list, extra: dict, mlc: list) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    doc = ROOT / "docs" / "benchmarks.md"
-    content = doc.read_text() if doc.exists() else "# Benchmarks\n"
-    head = "## PCT ensembles"
-    if head not in content:
-        content = content.rstrip() + f"\n\n{head}\n"
-    start = content.index(head) + len(head)
-    m = re.search(r"^## ", content[start:], flags=re.M)
-    end = start + m.start() if m else len(content)
-    content = content[:start] + "\n\n" + text.strip() + "\n\n" + content[end:]
-    doc.write_text(content)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -241,7 +215,7 @@ def main() -> None:
     text = section(w, fits, extra, mlc)
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section("## PCT ensembles", text)
 
 
 if __name__ == "__main__":

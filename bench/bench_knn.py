@@ -12,18 +12,9 @@ Usage: ``python bench/bench_knn.py [--repeat 3]``.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
-
-
-def best(fn, repeat):
-    t = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        t.append(time.perf_counter() - t0)
-    return min(t)
+from _common import best_of
 
 
 def main() -> None:
@@ -55,11 +46,11 @@ def main() -> None:
             nn.kneighbors((Xte - lo) * s)
 
         with threadpool_limits(1):
-            t_ours = best(ours, args.repeat)
-            t_sk = best(sk, args.repeat)
+            t_ours = best_of(ours, args.repeat)
+            t_sk = best_of(sk, args.repeat)
             Xm = Xtr.copy()
             Xm[rng.random(Xm.shape) < 0.05] = np.nan
-            t_miss = best(lambda: neighbours(Xm, Xte, nom, nc, w, k), args.repeat)
+            t_miss = best_of(lambda: neighbours(Xm, Xte, nom, nc, w, k), args.repeat)
         rows.append((name, n_tr, n_te, F, k, t_ours, t_sk, t_miss))
     print("| data (random) | n_train | n_test | F | k | frcli s | scikit-learn s | ratio "
           "| frcli, 5% missing s |")

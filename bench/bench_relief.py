@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+from _common import best_of, run
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -50,19 +49,6 @@ def write_regression_arff(path: Path, n: int = 4000, f: int = 40, seed: int = 0)
             fh.write(f"@attribute x{i} numeric\n")
         fh.write("@attribute y numeric\n@data\n")
         np.savetxt(fh, np.column_stack([X, y]), delimiter=",", fmt="%.6f")
-
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
-def run(cmd: list[str]) -> None:
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
 def main() -> None:

@@ -1,0 +1,38 @@
+"""Helpers every benchmark script shares: best-of timing, quiet subprocesses, and writing
+one ``## Section`` of docs/benchmarks.md in place."""
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> float:
+    """The fastest of ``repeat`` timed calls (the least disturbed by other load)."""
+    best = float("inf")
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def run(cmd: list[str]) -> None:
+    """Run a command, discarding its output; a failure raises."""
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def write_section(heading: str, text: str, doc: Path = DOC) -> None:
+    """Replace the body of ``heading`` (up to the next ``## ``) in ``doc`` with ``text``."""
+    content = doc.read_text() if doc.exists() else "# Benchmarks\n"
+    if heading not in content:
+        content = content.rstrip() + f"\n\n{heading}\n"
+    start = content.index(heading) + len(heading)
+    m = re.search(r"^## ", content[start:], flags=re.M)
+    end = start + m.start() if m else len(content)
+    doc.write_text(content[:start] + "\n\n" + text.strip() + "\n\n" + content[end:].lstrip("\n")
+                   if end < len(content) else content[:start] + "\n\n" + text.strip() + "\n")
