@@ -26,6 +26,7 @@ one forest, the experiment runner's entry point), ``resolve_max_features``.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 
@@ -516,9 +517,9 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     boot = (ensemble != "et") if bootstrap is None else bool(bootstrap)
     if rf_score is None:
         rf_score = boot
-    key = _cache_key(dataset, ensemble, trees, max_features, min_leaf, bootstrap, w, w0,
-                     symbolic_weight, per_target, seed)
-    hit = _FOREST_CACHE.get(key)
+    key = (_cache_key(dataset, ensemble, trees, max_features, min_leaf, bootstrap, w, w0,
+                      symbolic_weight, per_target, seed) if _REUSE else None)
+    hit = _FOREST_CACHE.get(key) if key is not None else None
     if hit is not None and (hit["has_rf"] or not rf_score):
         out = copy.deepcopy(hit["out"])
         out["meta"]["forest_reused"] = True
@@ -545,14 +546,31 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     out = model.scores(symbolic_weight)
     out["meta"].update(meta)
     out["timings"] = {"w_cv_s": t1 - t0, "forest_s": time.perf_counter() - t1}
-    _FOREST_CACHE.clear()            # one entry: the forest just grown, with every score
-    _FOREST_CACHE[key] = {"has_rf": bool(rf_score), "out": copy.deepcopy(out)}
+    if key is not None:
+        _FOREST_CACHE.clear()        # one entry: the forest just grown, with every score
+        _FOREST_CACHE[key] = {"has_rf": bool(rf_score), "out": copy.deepcopy(out)}
     return out
 
 
 # The last forest's scores: the Symbolic, Genie3 and RF-score rankers of one ensemble (same
 # data, parameters and seed, as the experiment runner plans them) then grow it only once.
+# Off unless a caller asks (``reuse_forests()``), so a plain ``rank`` always grows its forest.
 _FOREST_CACHE: dict[str, dict[str, Any]] = {}
+_REUSE = False
+
+
+@contextlib.contextmanager
+def reuse_forests():
+    """Within this block, ``forest_scores`` serves a repeated request (same data, parameters
+    and seed; an RF-score request only from a forest that has it) from the last forest it
+    grew in such a block (the entry outlives the block: the experiment runner enters one per
+    task, and consecutive tasks of one ensemble share the forest)."""
+    global _REUSE
+    old, _REUSE = _REUSE, True
+    try:
+        yield
+    finally:
+        _REUSE = old
 
 
 def _cache_key(dataset: Dataset, *parts: Any) -> str:

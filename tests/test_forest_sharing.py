@@ -26,7 +26,19 @@ def test_rf_score_does_not_change_the_forest():
     assert np.array_equal(a["symbolic"], b["symbolic"])
 
 
+def test_no_reuse_outside_the_block():
+    ds = _data(3)
+    forest._FOREST_CACHE.clear()
+    forest.forest_scores(ds, "rf", trees=5, seed=1)
+    assert not forest.forest_scores(ds, "rf", trees=5, seed=1)["meta"].get("forest_reused")
+
+
 def test_reused_forest_gives_the_fresh_values():
+    with forest.reuse_forests():
+        _check_reuse()
+
+
+def _check_reuse():
     ds = _data(1)
     forest._FOREST_CACHE.clear()
     first = forest.forest_scores(ds, "bagging", trees=8, rf_score=True, seed=5)

@@ -136,7 +136,10 @@ def _run_task(task: Task, jobs: int) -> dict[str, Any]:
         rank_data = rank_data.subset(rank_data.labeled)
     ranker = get_ranker(task.ranker.method)
     t0 = time.perf_counter()
-    rankings = ranker.rank(rank_data, task.ranker.params, seed=task.seed, jobs=jobs)
+    from frcli.forest import reuse_forests
+
+    with reuse_forests():   # Symbolic/Genie3/RF-score tasks of one ensemble: one forest
+        rankings = ranker.rank(rank_data, task.ranker.params, seed=task.seed, jobs=jobs)
     total_rank = time.perf_counter() - t0
     if len(rankings) != len(task.params):
         raise RuntimeError(f"{task.ranker.method} returned {len(rankings)} rankings for "
