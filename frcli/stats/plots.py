@@ -1,0 +1,196 @@
+"""Parameter plots: average-rank heat maps over a 2-parameter grid and measure-vs-parameter curves.
+
+Input is the tidy frame (one measure) of ``frcli.stats.table``; ``params`` cells are JSON (or
+``k=v``). A *configuration* is (method, params); its value per data set is the mean over splits,
+rounded like the tables. A *variant* is the method plus the varying params other than the
+plotted ones (one heat-map panel, one curve).
+
+* heat map (MTR paper Fig. 6): configurations that have both x and y are ranked together per
+  data set (1 = best, ties averaged) and the average rank is shown per (y, x) cell, one panel
+  per variant, on a shared colour scale (bright yellow = best);
+* curves: the mean value over data sets against a numeric parameter, one line per variant;
+  configurations without that parameter (baselines) are drawn as dashed horizontal lines.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Sequence
+
+import numpy as np
+
+from frcli.errors import ConfigError
+
+from .cd_diagram import save  # noqa: F401  (one way to write figures)
+
+
+def _configs(part, round_spec):
+    """(per-data-set table: rows data sets, columns config ids, rounded) and config params."""
+    import pandas as pd
+
+    from .table import parse_params, parse_round
+
+    if part.empty:
+        raise ConfigError("no values to plot")
+    _, rounder = parse_round(round_spec)
+    df = part.copy()
+    df["params"] = df["params"].map(lambda p: json.dumps(parse_params(p), sort_keys=True))
+    df["cfg"] = df["method"].astype(str) + "\x00" + df["params"]
+    wide = df.groupby(["dataset", "cfg"], sort=False)["value"].mean().unstack("cfg")
+    wide = wide.dropna(axis=0, how="any")
+    if len(wide) < 1:
+        raise ConfigError("no data set has a value for every configuration")
+    wide = wide.apply(lambda col: col.map(rounder))
+    info = {c: (c.split("\x00")[0], json.loads(c.split("\x00")[1])) for c in wide.columns}
+    return wide, info, pd
+
+
+def _numeric(v) -> bool:
+    try:
+        return math.isfinite(float(v)) and not isinstance(v, bool)
+    except (TypeError, ValueError):
+        return False
+
+
+def _varying(info) -> dict[str, list]:
+    """Params with more than one value across configurations → their sorted values."""
+    vals: dict[str, set] = {}
+    for _, p in info.values():
+        for k, v in p.items():
+            vals.setdefault(k, set()).add(json.dumps(v))
+    out = {}
+    for k, s in vals.items():
+        if len(s) > 1:
+            vs = [json.loads(x) for x in s]
+            out[k] = sorted(vs, key=lambda v: (0, float(v), "") if _numeric(v) else (1, 0, str(v)))
+    return out
+
+
+def _natural(s: str):
+    """Sort key with numbers compared as numbers (neighbours=5 before neighbours=10)."""
+    import re
+    return [(0, float(t), "") if re.fullmatch(r"\d+(\.\d+)?", t) else (1, 0.0, t)
+            for t in re.split(r"(\d+(?:\.\d+)?)", s) if t]
+
+
+def _check(name, opt, varying):
+    if name not in varying:
+        raise ConfigError(f"unknown {opt} parameter {name!r}; varying parameters: "
+                          + (", ".join(varying) or "none"))
+
+
+def _variant(method, p, skip: Sequence[str], varying) -> str:
+    rest = [f"{k}={p[k]}" for k in varying if k in p and k not in skip]
+    return method + (f" ({', '.join(rest)})" if rest else "")
+
+
+def heatmap_from_frame(part, *, measure: str, lower_is_better: bool, x: str | None = None,
+                       y: str | None = None, round_spec="3", title: str | None = None):
+    """Average rank per (y, x) cell, one panel per variant (MTR paper Fig. 6)."""
+    from matplotlib.figure import Figure
+    from scipy.stats import rankdata
+
+    wide, info, _ = _configs(part, round_spec)
+    varying = _varying(info)
+    numeric = [k for k, vs in varying.items() if all(_numeric(v) for v in vs)]
+    if x is None or y is None:  # the two numeric params with the most values
+        cand = sorted(numeric, key=lambda k: -len(varying[k]))
+        cand = [k for k in cand if k not in (x, y)]
+        if x is None and cand:
+            x = cand.pop(0)
+        if y is None and cand:
+            y = cand.pop(0)
+        if x is None or y is None:
+            raise ConfigError("a heat map needs two varying parameters (--x, --y); varying: "
+                              + (", ".join(varying) or "none"))
+    _check(x, "--x", varying)
+    _check(y, "--y", varying)
+    cols = [c for c in wide.columns if x in info[c][1] and y in info[c][1]]
+    if len(cols) < 2:
+        raise ConfigError(f"fewer than 2 configurations have both {x} and {y}")
+    v = wide[cols].to_numpy(dtype=float)
+    ranks = rankdata(v if lower_is_better else -v, axis=1, method="average").mean(axis=0)
+    xs, ys = varying[x], varying[y]
+    panels: dict[str, np.ndarray] = {}
+    for c, r in zip(cols, ranks):
+        m, p = info[c]
+        key = _variant(m, p, (x, y), varying)
+        grid = panels.setdefault(key, np.full((len(ys), len(xs)), np.nan))
+        grid[ys.index(p[y]), xs.index(p[x])] = r
+    n = len(panels)
+    ncol = min(n, 3)
+    nrow = int(math.ceil(n / ncol))
+    cw = max(0.55, min(0.9, 6.0 / len(xs)))
+    fig = Figure(figsize=(ncol * (len(xs) * cw + 1.2) + 0.9, nrow * (len(ys) * 0.45 + 1.1) + 0.5),
+                 dpi=150, layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrow, ncol, squeeze=False)).ravel()
+    lo, hi = np.nanmin(ranks), np.nanmax(ranks)
+    im = None
+    for ax, (name, g) in zip(axes, sorted(panels.items(), key=lambda kv: _natural(kv[0]))):
+        im = ax.imshow(g, cmap="viridis_r", vmin=lo, vmax=hi, aspect="auto", origin="lower")
+        ax.set_xticks(range(len(xs)), [str(v) for v in xs], fontsize=8)
+        ax.set_yticks(range(len(ys)), [str(v) for v in ys], fontsize=8)
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        ax.set_title(name, fontsize=9)
+        mid = (lo + hi) / 2
+        for (i, j), val in np.ndenumerate(g):
+            if np.isfinite(val):
+                ax.text(j, i, f"{val:.1f}", ha="center", va="center", fontsize=7,
+                        color="black" if val < mid else "white")  # yellow = good
+    for ax in axes[n:]:
+        ax.axis("off")
+    fig.colorbar(im, ax=list(axes[:n]), label=f"average rank ({measure}; 1 = best)", shrink=0.9)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def curves_from_frame(part, *, measure: str, lower_is_better: bool, x: str | None = None,
+                      y: str | None = None, round_spec="3", title: str | None = None):
+    """Mean value over data sets against numeric parameter ``x``, one line per variant."""
+    from matplotlib.figure import Figure
+
+    wide, info, _ = _configs(part, round_spec)
+    varying = _varying(info)
+    numeric = [k for k, vs in varying.items() if all(_numeric(v) for v in vs)]
+    if x is None:
+        if not numeric:
+            raise ConfigError("curves need a varying numeric parameter (--x); varying: "
+                              + (", ".join(varying) or "none"))
+        x = max(numeric, key=lambda k: len(varying[k]))
+    _check(x, "--x", varying)
+    if x not in numeric:
+        raise ConfigError(f"--x {x!r} is not numeric; numeric parameters: "
+                          + (", ".join(numeric) or "none"))
+    means = wide.mean(axis=0)
+    lines: dict[str, list] = {}
+    flat: dict[str, float] = {}
+    for c, mval in means.items():
+        m, p = info[c]
+        key = _variant(m, p, (x,), varying)
+        if x in p:
+            lines.setdefault(key, []).append((float(p[x]), float(mval)))
+        else:
+            flat[key] = float(mval)
+    fig = Figure(figsize=(6.4, 4.0), dpi=150, layout="constrained")
+    ax = fig.subplots()
+    for key, pts in sorted(lines.items(), key=lambda kv: _natural(kv[0])):
+        pts.sort()
+        ax.plot([a for a, _ in pts], [b for _, b in pts], marker="o", ms=3.5, lw=1.2, label=key)
+    for key, val in flat.items():
+        ax.axhline(val, ls="--", lw=1.0, color="0.4")
+        ax.annotate(key, (1.0, val), xycoords=("axes fraction", "data"), ha="right",
+                    va="bottom", fontsize=7, color="0.3")
+    vals = [float(v) for v in varying[x]]
+    if min(vals) > 0 and max(vals) / min(vals) >= 20:
+        ax.set_xscale("log")
+    ax.set_xlabel(x)
+    ax.set_ylabel(f"mean {measure} over {len(wide)} data sets "
+                  f"({'lower' if lower_is_better else 'higher'} is better)")
+    if lines:
+        ax.legend(fontsize=7, frameon=False, loc="best")
+    ax.grid(alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return fig
