@@ -4,7 +4,7 @@ PYTHON ?= python3
 .PHONY: install build test test-all bench lint clean
 
 install:
-	$(PYTHON) -m pip install -e ".[test,bench,dask]"
+	$(PYTHON) -m pip install -e ".[test,bench,dask,parquet]"
 
 # Rebuild the kernels in place after editing ext/*.pyx (FRCLI_EXT=_relief for one module).
 build:

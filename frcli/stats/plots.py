@@ -24,6 +24,9 @@ from frcli.errors import ConfigError
 from .cd_diagram import save  # noqa: F401  (one way to write figures)
 
 
+_SEP = " | "    # method names never contain it; params are JSON after the first one
+
+
 def _configs(part, round_spec):
     """(per-data-set table: rows data sets, columns config ids, rounded) and config params."""
     import pandas as pd
@@ -35,13 +38,15 @@ def _configs(part, round_spec):
     _, rounder = parse_round(round_spec)
     df = part.copy()
     df["params"] = df["params"].map(lambda p: json.dumps(parse_params(p), sort_keys=True))
-    df["cfg"] = df["method"].astype(str) + "\x00" + df["params"]
+    # one id per (method, params); a printable separator: some pandas string backends
+    # (numpy-based, without pyarrow) drop NUL characters
+    df["cfg"] = df["method"].astype(str) + _SEP + df["params"]
     wide = df.groupby(["dataset", "cfg"], sort=False)["value"].mean().unstack("cfg")
     wide = wide.dropna(axis=0, how="any")
     if len(wide) < 1:
         raise ConfigError("no data set has a value for every configuration")
     wide = wide.apply(lambda col: col.map(rounder))
-    info = {c: (c.split("\x00")[0], json.loads(c.split("\x00")[1])) for c in wide.columns}
+    info = {c: (c.split(_SEP, 1)[0], json.loads(c.split(_SEP, 1)[1])) for c in wide.columns}
     return wide, info, pd
 
 
