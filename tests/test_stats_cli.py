@@ -153,8 +153,10 @@ def test_help_lists_stats(capsys):
 
 
 def test_store_plot_parameter_errors(store, tmp_path, capsys):
-    args = ["stats", str(store), "--measure", "rrmse", "-o", str(tmp_path)]
+    out = tmp_path / "o"
+    args = ["stats", str(store), "--measure", "rrmse", "-o", str(out)]
     assert main(args + ["--plot", "heatmap", "--x", "iterations", "--y", "trees"]) == 2
     assert "unknown --y parameter 'trees'; varying parameters:" in capsys.readouterr().err
+    assert not out.exists()          # nothing written before the error
     assert main(args + ["--plot", "heatmap", "--methods", "uniform,random"]) == 2
     assert "needs two varying parameters" in capsys.readouterr().err

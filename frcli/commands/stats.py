@@ -116,15 +116,10 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None, ro
         out = Path(output) if output is not None else Path(".")
         if out.exists() and not out.is_dir():
             raise ConfigError(f"--output {out} is a file; give a folder")
-        out.mkdir(parents=True, exist_ok=True)
         if output is not None and not plots:
             plots = ["cd"]
-        for c in comps:
-            stem = out / _stem(c)
-            if output is not None:
-                files += _write_tables(c, stem)
-            if "cd" in plots:
-                files += _write_cd(c, stem)
+        # draw the heat maps/curves first: a bad --x/--y fails before any file is written
+        figures = []
         extra = [p for p in plots if p != "cd"]
         if extra:
             from frcli.stats import plots as pl
@@ -142,7 +137,16 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None, ro
                     fn = pl.heatmap_from_frame if p == "heatmap" else pl.curves_from_frame
                     fig = fn(part, measure=m, lower_is_better=c.lower_is_better, x=x, y=y,
                              round_spec=round_spec, title=_title(c))
-                    files += pl.save(fig, str(out / f"{_stem(c)}_{p}"))
+                    figures.append((fig, str(out / f"{_stem(c)}_{p}")))
+        out.mkdir(parents=True, exist_ok=True)
+        for c in comps:
+            stem = out / _stem(c)
+            if output is not None:
+                files += _write_tables(c, stem)
+            if "cd" in plots:
+                files += _write_cd(c, stem)
+        for fig, stem in figures:
+            files += pl.save(fig, stem)
 
     if as_json:
         ds = [c.to_dict() for c in comps]
