@@ -131,6 +131,8 @@ def cd_diagram(methods: Sequence[str], avg_ranks: Sequence[float], *, cd: float 
     if friedman_p is not None:
         verdict = "reject" if cd is not None else "no significant differences"
         notes.append(f"Iman–Davenport p = {_p(friedman_p)} ({verdict} at α = {alpha:g})")
+    if control is not None and bd_cd is not None and cd is not None:
+        notes[-1:] = [notes[-1] + f"; red bar: {_short(str(control))} ± CD"] if notes else []
     head = 0.0
     if title:
         head += 0.28
