@@ -94,21 +94,3 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
         values[:, j] = [np.nan if c in MISSING else code[c] for c in col]
         attrs.append(ArffAttribute(header[j], NOMINAL, tuple(cats)))
     return ArffTable(p.stem, attrs, values, {}, np.asarray(line_nos, dtype=np.int64), str(p))
-
-
-def write_csv(table: ArffTable, path: str | os.PathLike, delimiter: str = ",") -> None:
-    """Write numeric/nominal columns of a table with a header row (missing = empty)."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, delimiter=delimiter)
-        w.writerow(table.names)
-        for i in range(table.n_rows):
-            out = []
-            for j, a in enumerate(table.attributes):
-                v = table.values[i, j]
-                if np.isnan(v):
-                    out.append("")
-                elif a.type == NOMINAL:
-                    out.append(a.values[int(v)])
-                else:
-                    out.append(repr(float(v)))
-            w.writerow(out)

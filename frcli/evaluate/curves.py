@@ -8,7 +8,7 @@ number of f values (spec-relational-mex). The semi-supervised papers take the ar
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -46,13 +46,3 @@ def curve_area(values: Sequence[float], x: Sequence[float] | None = None, *,
     else:
         raise choices_error("curve rule", rule, ("trapezoid", "simpson"))
     return a / len(y) if normalise else a
-
-
-def topf_curve(fs: Sequence[int], score: Callable[[int], float]) -> np.ndarray:
-    """``score(f)`` (e.g. a kNN measure on the top-f features) for every f in ``fs``."""
-    return np.array([score(int(f)) for f in fs], dtype=np.float64)
-
-
-def relative_curve(values: Sequence[float], full: float) -> np.ndarray:
-    """rF1-style curve: each value divided by the value with all features."""
-    return np.asarray(values, dtype=np.float64) / full

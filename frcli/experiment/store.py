@@ -163,12 +163,6 @@ class Store:
             self.conn.execute("INSERT OR REPLACE INTO datasets VALUES (?, ?, ?, ?)",
                               (name, task, n_examples, json.dumps(feature_names)))
 
-    def delete(self, keys: Iterable[RunKey]) -> None:
-        with self._tx():
-            self.conn.executemany(
-                "DELETE FROM runs WHERE dataset=? AND split=? AND labeled=? AND method=? "
-                "AND params=?", list(keys))
-
     def put_run(self, key: RunKey, *, run_hash: str, definition: dict[str, Any], seed: int,
                 n_train: int, n_test: int, rank_time_s: float, eval_time_s: float,
                 scores: dict[str, float], importances: np.ndarray,

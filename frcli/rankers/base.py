@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
@@ -229,9 +229,3 @@ class Ranker:
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
         raise NotImplementedError
-
-
-def expand_grid(grid: Mapping[str, Sequence[Any]]) -> Iterable[dict[str, Any]]:
-    keys = list(grid)
-    for combo in itertools.product(*(grid[k] for k in keys)):
-        yield dict(zip(keys, combo))
