@@ -225,6 +225,24 @@ def wilcoxon_pair(a: np.ndarray, b: np.ndarray, lower_is_better: bool) -> Wilcox
 
 
 # --------------------------------------------------------------------------- multiple tests
+def _sorted_p(p_values: Sequence[float]):
+    """(p, t, stable sort order, positions 1..t) shared by the step-up and step-down rules."""
+    p = np.asarray(p_values, dtype=float)
+    return p, p.size, np.argsort(p, kind="stable"), np.arange(1, p.size + 1)
+
+
+def _in_input_order(order: np.ndarray, i0: int, thr_sorted: np.ndarray,
+                    adj_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(reject the i0 smallest p, threshold, adjusted p), each back in the input order."""
+    t = order.size
+    reject = np.zeros(t, bool)
+    reject[order[:i0]] = True
+    thr, adj = np.empty(t), np.empty(t)
+    thr[order] = thr_sorted
+    adj[order] = adj_sorted
+    return reject, thr, adj
+
+
 def benjamini_hochberg(p_values: Sequence[float], alpha: float = 0.05
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """BH step-up: (reject, threshold (i/t)α at each p's sorted position, adjusted p).
@@ -232,45 +250,27 @@ def benjamini_hochberg(p_values: Sequence[float], alpha: float = 0.05
     Sort p_(1) ≤ … ≤ p_(t); i0 = max{i : p_(i) ≤ (i/t)α}; reject i ≤ i0 (ties in p are ordered
     stably, which cannot change the set of rejections).
     """
-    p = np.asarray(p_values, dtype=float)
-    t = p.size
+    p, t, order, i = _sorted_p(p_values)
     if t == 0:
         return np.zeros(0, bool), np.zeros(0), np.zeros(0)
-    order = np.argsort(p, kind="stable")
-    i = np.arange(1, t + 1)
     thr_sorted = i / t * alpha
     ok = p[order] <= thr_sorted
     i0 = int(np.nonzero(ok)[0].max()) + 1 if ok.any() else 0
-    reject = np.zeros(t, bool)
-    reject[order[:i0]] = True
-    thr = np.empty(t)
-    thr[order] = thr_sorted
     adj_sorted = np.minimum.accumulate((p[order] * t / i)[::-1])[::-1]
-    adj = np.empty(t)
-    adj[order] = np.minimum(adj_sorted, 1.0)
-    return reject, thr, adj
+    return _in_input_order(order, i0, thr_sorted, np.minimum(adj_sorted, 1.0))
 
 
 def holm(p_values: Sequence[float], alpha: float = 0.05
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Holm step-down: thresholds α/(t-i+1); stop at the first p above its threshold."""
-    p = np.asarray(p_values, dtype=float)
-    t = p.size
+    p, t, order, i = _sorted_p(p_values)
     if t == 0:
         return np.zeros(0, bool), np.zeros(0), np.zeros(0)
-    order = np.argsort(p, kind="stable")
-    i = np.arange(1, t + 1)
     thr_sorted = alpha / (t - i + 1)
     fail = np.nonzero(p[order] > thr_sorted)[0]
     i0 = int(fail[0]) if fail.size else t
-    reject = np.zeros(t, bool)
-    reject[order[:i0]] = True
-    thr = np.empty(t)
-    thr[order] = thr_sorted
     adj_sorted = np.maximum.accumulate(np.minimum(1.0, p[order] * (t - i + 1)))
-    adj = np.empty(t)
-    adj[order] = adj_sorted
-    return reject, thr, adj
+    return _in_input_order(order, i0, thr_sorted, adj_sorted)
 
 
 CORRECTIONS = ("bh", "holm")
