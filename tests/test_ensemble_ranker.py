@@ -246,11 +246,11 @@ def test_symbolic_weight_only_for_symbolic_and_min_leaf_default_shows_as_int():
 ])
 def test_ensemble_validate_checks_task_dependent_params_before_growing(
         monkeypatch, method, task, params, words):
-    import frcli.forest
+    import frcli.engines.forest
 
     def boom(*a, **k):
         raise AssertionError("a forest was grown before the parameters were checked")
-    monkeypatch.setattr(frcli.forest, "forest_scores", boom)
+    monkeypatch.setattr(frcli.engines.forest, "forest_scores", boom)
     ds = planted(task, n=40)
     for call in (lambda: get_ranker(method).validate(ds, params),
                  lambda: get_ranker(method).rank(ds, params)):

@@ -6,7 +6,7 @@ import pytest
 
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
 from frcli.errors import ConfigError
-from frcli.forest import PCTForest, forest_scores, resolve_max_features
+from frcli.engines.forest import PCTForest, forest_scores, resolve_max_features
 
 pytest.importorskip("frcli._ext._forest")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frcli.forest import forest_scores
+from frcli.engines.forest import forest_scores
 
 pytest.importorskip("frcli._ext._forest")
 load_dataset = pytest.importorskip("frcli.data").load_dataset

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.forest import PCTForest
+from frcli.engines.forest import PCTForest
 from tests.test_forest import make
 
 _utils = pytest.importorskip("frcli._ext._utils")
@@ -111,7 +111,7 @@ def reference_rf(model, ds, seed):
 
 
 def spec_truth(spec, ds):
-    from frcli.forest import _truth_matrix, clustering_spec
+    from frcli.engines.forest import _truth_matrix, clustering_spec
     fresh = clustering_spec(ds, w0=0.75)
     return _truth_matrix(fresh)
 

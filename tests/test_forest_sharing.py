@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from frcli import forest
+from frcli.engines import forest
 from frcli.api import dataset_from_arrays
 from frcli.experiment.plan import seed_key
 

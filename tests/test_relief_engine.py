@@ -3,7 +3,7 @@
 The reference below is written straight from the specs (verified-conventions.md, spec-core
 §1.4/§5, spec-ssl-unsup §3-4): one instance at a time, a full distance row, a stable sort for
 neighbours, weights normalised per iteration and the estimator accumulated iteration by
-iteration. It shares no code with ``frcli.relief`` except the sampling contract (a
+iteration. It shares no code with ``frcli.engines.relief`` except the sampling contract (a
 ``numpy.random.default_rng(seed).permutation`` prefix).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from frcli.data.dataset import Attribute, Dataset, Hierarchy
 
 pytest.importorskip("frcli._ext._relief")
 
-from frcli.relief import relief  # noqa: E402
+from frcli.engines.relief import relief  # noqa: E402
 
 # -- reference ------------------------------------------------------------------------------
 
@@ -483,7 +483,7 @@ def test_search_neighbours_exact_with_ties(k, sparse):
     approximate first pass must not change the neighbours or the tie order."""
     from frcli._ext import _relief
 
-    from frcli.relief import column_meta
+    from frcli.engines.relief import column_meta
 
     rng = np.random.default_rng(13)
     n = 530                                    # several candidate blocks, 530 % 4 != 0

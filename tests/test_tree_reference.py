@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.forest import PCTForest, clustering_spec
+from frcli.engines.forest import PCTForest, clustering_spec
 from tests.test_tree_split import (dense_C, mixed_features, ncat_of, numeric_features,
                                    ref_candidates, ref_Q)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
-from frcli.forest import MODE_COMPLETE, MODE_MISSING, MODE_SPARSE01, clustering_spec
+from frcli.engines.forest import MODE_COMPLETE, MODE_MISSING, MODE_SPARSE01, clustering_spec
 
 _tree = pytest.importorskip("frcli._ext._tree")
 

@@ -136,9 +136,9 @@ def _run_task(task: Task, jobs: int) -> dict[str, Any]:
         rank_data = rank_data.subset(rank_data.labeled)
     ranker = get_ranker(task.ranker.method)
     t0 = time.perf_counter()
-    from frcli.forest import reuse_forests
+    from frcli.rankers.ensemble import shared_forests
 
-    with reuse_forests():   # Symbolic/Genie3/RF-score tasks of one ensemble: one forest
+    with shared_forests():   # Symbolic/Genie3/RF-score tasks of one ensemble: one forest
         rankings = ranker.rank(rank_data, task.ranker.params, seed=task.seed, jobs=jobs)
     total_rank = time.perf_counter() - t0
     if len(rankings) != len(task.params):

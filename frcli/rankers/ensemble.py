@@ -8,11 +8,12 @@ reported per target; on unsupervised data it is a ConfigError. Without ``-str``,
 RF score also come per target from the same trees (CLUS ``FeatureRankingPerTarget``).
 
 To get all three scores from one forest (the experiment runner does), call
-``frcli.forest.forest_scores`` directly: Symbolic and Genie3 are free once the trees exist,
+``frcli.engines.forest.forest_scores`` directly: Symbolic and Genie3 are free once the trees exist,
 the RF score costs one OOB pass per tree.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from typing import Any
@@ -22,6 +23,17 @@ import numpy as np
 from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError
 from frcli.rankers.base import Param, Ranker, Ranking, parse_bool, parse_float, parse_int
+
+
+@contextlib.contextmanager
+def shared_forests():
+    """Within this block the Symbolic, Genie3 and RF-score rankers of one ensemble, asked in
+    turn with the same data, parameters and seed, share one forest (the experiment runner's
+    contract; the engine keeps the cache, see ``frcli.engines.forest.reuse_forests``)."""
+    from frcli.engines.forest import reuse_forests
+
+    with reuse_forests():
+        yield
 
 
 def _parse_max_features(v: Any) -> Any:
@@ -137,7 +149,7 @@ class EnsembleRanker(Ranker):
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
-        from frcli.forest import forest_scores
+        from frcli.engines.forest import forest_scores
 
         t0 = time.perf_counter()
         # rows without targets: semi-supervised only when asked (else dropped, one warning)
@@ -171,7 +183,7 @@ class EnsembleRanker(Ranker):
 
     def _str(self, ds: Dataset, key: str, kw: dict[str, Any]):
         """One single-target ensemble per target (binary relevance for label tasks)."""
-        from frcli.forest import forest_scores
+        from frcli.engines.forest import forest_scores
 
         rows, names, metas = [], ds.target_names, []
         for j in range(ds.n_targets):

@@ -1,4 +1,4 @@
-"""``relief`` and ``relief-str``: the Relief family (engine: ``frcli.relief``).
+"""``relief`` and ``relief-str``: the Relief family (engine: ``frcli.engines.relief``).
 
 ``relief`` ranks with the task's own target distance (ReliefF, RReliefF/MTR, MLC, HMLC,
 SSL, URelief). ``relief-str`` ranks every target separately (nominal targets and labels with
@@ -22,7 +22,7 @@ from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError, DataError
 from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
                                parse_int)
-from frcli.relief import HMLC_DISTANCES, MLC_DISTANCES   # no kernel import at module level
+from frcli.engines.relief import HMLC_DISTANCES, MLC_DISTANCES   # no kernel import at module level
 
 DISTANCES = ("default", "hamming", "accuracy", "f1", "subset", "clus", "euclidean")
 
@@ -112,7 +112,7 @@ class ReliefRanker(Ranker):
 
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
                   grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
-        from frcli.relief import relief
+        from frcli.engines.relief import relief
 
         per_str = self.per_str
         dist = fixed["distance"]      # checked by validate
