@@ -26,7 +26,7 @@ find exactly the neighbours of the plain definition (see ``ext/_relief.pyx``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -263,6 +263,11 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     ``unlabeled``: rows without any known target give SSL-Relief (``"ssl"``) or are left
     out of the sampling and the neighbours (``"ignore"``, CLUS); ``"auto"`` = ``"ssl"`` only
     when ``dataset.semi_supervised`` (the user asked), otherwise ``"ignore"`` with a warning.
+    ``influence`` (0, 0) gives the unlabeled rows no influence at all: the supervised
+    counterpart, Relief on the labeled rows alone (with their own ranges, as P-ML's SL
+    rankings; spec-ssl-unsup §3.4), not the literal Alg. 3.2, whose zero-weight unlabeled
+    neighbours would only crowd out labeled ones (as w = 1 leaves the unlabeled rows out of
+    the SSL-PCT tuning, §1.5).
 
     ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
     differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
@@ -285,6 +290,9 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
             warnings.warn(f"{dataset.name}: Relief ignores the {int((~dataset.labeled).sum())} "
                           f"of {dataset.n_examples} rows without known targets (use "
                           "--semi-supervised for SSL-Relief)", stacklevel=2)
+    if unlabeled == "ssl" and tuple(float(v) for v in influence) == (0.0, 0.0):
+        dataset = replace(dataset.subset(dataset.labeled), semi_supervised=False)
+        unlabeled = "ignore"
     labels_only = (dataset.task in ("mlc", "hmlc") and nominal_targets == "relieff"
                    and (bool(np.all(dataset.labeled)) or unlabeled == "ignore"))
     prep = _prepare(dataset, sparse)
@@ -357,7 +365,9 @@ def _per_target_relieff(dataset: Dataset, out: list[ReliefResult], iterations, n
 
 def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w0=0.75,
             weight_aggregate="sum", per_target=False, unlabeled="ssl",
-            influence=(0.5, 1.0), seed=0, jobs=1, prep=None) -> list[ReliefResult]:
+            influence=(0.5, 1.0), seed=0, jobs=1, prep=None, search=None) -> list[ReliefResult]:
+    """``search(rows, group, n_groups, K) -> (nbr, dist, cnt)``: the neighbour search (the
+    kernel's by default; the SSL tuner passes one that answers from a shared search)."""
     K_ = _kernels()
     iterations = list(iterations) if isinstance(iterations, (list, tuple)) else [iterations]
     neighbours = [int(k) for k in neighbours]
@@ -388,6 +398,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         y = dataset.Y[:, 0]
         labeled = labeled & ~np.isnan(y)
     fmeta, Xc, sp = prep if prep is not None else _prepare(dataset, "auto")
+    if search is None:
+        search = kernel_search(K_, (fmeta, Xc, sp), jobs)
     kmax = max(neighbours)
     # supervised: rows without targets are neither sampled nor neighbours (CLUS
     # shouldUseTuple); they still count for the descriptive ranges
@@ -412,8 +424,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     else:
         group = np.where(labeled | (not supervised), 0, -1).astype(np.int32)
         G = 1
-    nbr, dist, cnt = K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, rows, group,
-                               G, kmax, jobs, sp)
+    nbr, dist, cnt = search(rows, group, G, kmax)
 
     # -- slot layout: slot p = g * kmax + l; class c = bucket(avail) * kmax + l ------------
     P = G * kmax
@@ -457,7 +468,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     rb = np.where(valid, slot_nbr, 0)
     pw = np.ones((m, P))
     if mode == "ssl":
-        omega = _influence(K_, Xc, fmeta, labeled, influence, jobs, sp)
+        omega = _influence(search, labeled, influence)
         pw = omega[ra] * omega[rb]
         meta["influence"] = list(influence)
     pw = np.where(valid, pw, 0.0)
@@ -555,24 +566,44 @@ def _estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarr
     return t1 - t2
 
 
-def _influence(K_, Xc, fmeta: ColumnMeta, labeled: np.ndarray,
-               influence: tuple[float, float], jobs: int, sp) -> np.ndarray:
+def kernel_search(K_, prep, jobs: int):
+    """The kernel's neighbour search over the prepared data, as ``search(rows, group,
+    n_groups, K)`` (see ``_relief``)."""
+    fmeta, Xc, sp = prep
+
+    def search(rows, group, n_groups, K):
+        return K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm,
+                         np.ascontiguousarray(rows, dtype=np.int32),
+                         np.ascontiguousarray(group, dtype=np.int32), n_groups, K, jobs, sp)
+    return search
+
+
+def influence_position(search, labeled: np.ndarray) -> np.ndarray | None:
+    """Where each unlabeled row lies between the labeled data's nearest (0) and farthest (1)
+    unlabeled rows, by its d_X distance to the nearest labeled row (min/max over the unlabeled
+    rows, the thesis's choice; 0.5 for all when they are equal). None without unlabeled or
+    without labeled rows. Labeled rows get 0 (unused)."""
+    n = labeled.size
+    unl = np.flatnonzero(~labeled)
+    if unl.size == 0 or labeled.sum() == 0:
+        return None
+    group = np.where(labeled, 0, -1).astype(np.int32)
+    _, dist, _ = search(unl.astype(np.int32), group, 1, 1)
+    delta = dist[:, 0, 0]
+    dmin, dmax = delta.min(), delta.max()
+    t = np.zeros(n)
+    t[unl] = 0.5 if dmax - dmin <= 1e-12 else (delta - dmin) / (dmax - dmin)
+    return t
+
+
+def _influence(search, labeled: np.ndarray, influence: tuple[float, float]) -> np.ndarray:
     """SSL instance influence (spec-ssl-unsup §3.2): 1 for labeled rows; unlabeled rows
     linear in the distance to the nearest labeled row, w1 at the minimum, w0 at the maximum
     (min/max over the unlabeled rows, the thesis's choice)."""
     lo, hi = float(influence[0]), float(influence[1])
-    n = labeled.size
-    omega = np.ones(n)
-    unl = np.flatnonzero(~labeled)
-    if unl.size == 0 or labeled.sum() == 0:
-        return omega
-    group = np.where(labeled, 0, -1).astype(np.int32)
-    _, dist, _ = K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm,
-                           unl.astype(np.int32), group, 1, 1, jobs, sp)
-    delta = dist[:, 0, 0]
-    dmin, dmax = delta.min(), delta.max()
-    if dmax - dmin <= 1e-12:
-        omega[unl] = 0.5 * (lo + hi)
-    else:
-        omega[unl] = hi + (lo - hi) * (delta - dmin) / (dmax - dmin)
+    omega = np.ones(labeled.size)
+    t = influence_position(search, labeled)
+    if t is not None:
+        unl = ~labeled
+        omega[unl] = hi + (lo - hi) * t[unl]
     return omega
