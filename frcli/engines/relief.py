@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
-from frcli.errors import ConfigError, DataError
+from frcli.errors import ConfigError, DataError, option
 
 MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
 HMLC_DISTANCES = ("clus", "euclidean", "hamming", "accuracy", "f1", "subset")
@@ -289,7 +289,7 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
             import warnings
             warnings.warn(f"{dataset.name}: Relief ignores the {int((~dataset.labeled).sum())} "
                           f"of {dataset.n_examples} rows without known targets (use "
-                          "--semi-supervised for SSL-Relief)", stacklevel=2)
+                          f"{option('semi_supervised')} for SSL-Relief)", stacklevel=2)
     if unlabeled == "ssl" and tuple(float(v) for v in influence) == (0.0, 0.0):
         dataset = replace(dataset.subset(dataset.labeled), semi_supervised=False)
         unlabeled = "ignore"
