@@ -226,3 +226,80 @@ def test_small_sample_notes():
 
     assert len(small_sample_notes(2)) == 2 and len(small_sample_notes(6)) == 1
     assert small_sample_notes(11) == []
+
+
+# -- progress --------------------------------------------------------------------------------
+@pytest.mark.parametrize("method,params,unit,expected", [
+    ("genie3-rf", {"trees": 37}, "trees grown", 37),
+    ("relief", {"iterations": 0.5}, "Relief instances", 150),
+    ("relief-str", {}, "Relief instances", 300 * 6),     # one search per label
+])
+def test_kernels_count_their_work_without_changing_it(method, params, unit, expected):
+    import frcli
+    from frcli.engines.progress import Counter, tracking
+
+    data = "synth-mlc" if method == "relief-str" else "synth-mtr"
+    plain = frcli.rank(data, method=method, jobs=2, **params)
+    c = Counter()
+    with tracking(c):
+        counted = frcli.rank(data, method=method, jobs=2, **params)
+    assert (c.expected, c.done, c.unit) == (expected, expected, unit)
+    assert np.array_equal(plain.importances, counted.importances)
+
+
+def _run_on_pty(cmd, env) -> tuple[int, str]:
+    import os
+    import pty
+    import subprocess
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(master)
+    return proc.returncode, b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_rank_shows_progress_on_a_terminal_only(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    cmd = [sys.executable, "-m", "frcli.cli", "rank", "synth-mtr", "--method", "genie3-rf",
+           "-p", "trees=300", "--progress"]
+    rc, text = _run_on_pty(cmd, env)
+    assert rc == 0 and "trees grown" in text and "300/300" in text, text
+    piped = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+
+
+def test_experiment_logs_a_line_per_data_set_when_not_on_a_terminal(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: c\noutput: {tmp_path}\ndatasets: [synth-mtr, synth-regression]\n"
+                   "protocol: {type: holdout, repeats: 2}\nrankers: [uniform, random]\n")
+    res = subprocess.run([sys.executable, "-m", "frcli.cli", "experiment", str(cfg)],
+                         capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert res.returncode == 0, res.stderr
+    lines = [x for x in res.stderr.splitlines() if " done (" in x]
+    assert len(lines) == 2 and "synth-mtr done (1/2 data sets, 4/8 tasks" in lines[0], res.stderr
+    assert "━" not in res.stderr and "\x1b[" not in res.stderr
+
+
+def test_a_grid_says_how_many_rankings_and_how_to_see_them(capsys):
+    assert main(["rank", "synth-mtr", "-m", "relief", "-p", "neighbours=5,10"]) == 0
+    err = capsys.readouterr().err
+    assert "give 2 rankings" in err and "relief(neighbours=5)" in err and "--which all" in err
