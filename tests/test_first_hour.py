@@ -303,3 +303,41 @@ def test_a_grid_says_how_many_rankings_and_how_to_see_them(capsys):
     assert main(["rank", "synth-mtr", "-m", "relief", "-p", "neighbours=5,10"]) == 0
     err = capsys.readouterr().err
     assert "give 2 rankings" in err and "relief(neighbours=5)" in err and "--which all" in err
+
+
+# -- figures ---------------------------------------------------------------------------------
+def test_near_equal_ranks_get_distinct_leader_lines():
+    from frcli.stats.cd_diagram import leader_positions
+
+    far = [1.0, 2.0, 3.5]
+    assert leader_positions(far, 0.07) == far                 # separated: untouched
+    x = [1.0, 2.0, 2.0, 2.0, 2.01, 5.0]
+    y = leader_positions(x, 0.07)
+    assert all(b - a >= 0.07 - 1e-12 for a, b in zip(y, y[1:]))   # distinct, same order
+    assert abs(np.mean(y[1:5]) - np.mean(x[1:5])) < 1e-9        # centred on the ranks
+    assert y[0] == 1.0 and y[5] == 5.0
+
+
+def test_cd_diagram_marks_a_bonferroni_dunn_bar_cut_at_the_axis():
+    from frcli.stats.cd_diagram import cd_diagram
+
+    fig = cd_diagram(["a", "b", "c", "d"], [1.2, 2.0, 3.0, 3.8], cd=1.0, groups=[],
+                     control="a", bd_cd=1.5)
+    marks = [ln.get_marker() for ln in fig.axes[0].lines if ln.get_color() == "tab:red"]
+    assert "<" in marks and ">" not in marks
+    fig = cd_diagram(["a", "b", "c", "d"], [1.2, 2.0, 3.0, 3.8], cd=1.0, groups=[],
+                     control="b", bd_cd=0.5)
+    assert not {"<", ">"} & {ln.get_marker() for ln in fig.axes[0].lines}
+
+
+def test_heatmap_labels_missing_cells():
+    import pandas as pd
+
+    from frcli.stats.plots import heatmap_from_frame
+
+    rows = [dict(dataset=f"d{d}", method="relief", measure="rrmse", value=(d + it + k) % 7,
+                 params=json.dumps({"iterations": it, "neighbours": k}))
+            for d in range(3) for it in (0.5, 1.0) for k in (5, 10) if (it, k) != (0.5, 10)]
+    fig = heatmap_from_frame(pd.DataFrame(rows), measure="rrmse", lower_is_better=True)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts.count("n/a") == 1
