@@ -32,6 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.engines import progress
 from frcli.errors import ConfigError, DataError, option
 
 MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
@@ -424,7 +425,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     else:
         group = np.where(labeled | (not supervised), 0, -1).astype(np.int32)
         G = 1
-    nbr, dist, cnt = search(rows, group, G, kmax)
+    nbr, dist, cnt = search(rows, group, G, kmax,
+                            progress=progress.slots(len(rows), "Relief instances"))
 
     # -- slot layout: slot p = g * kmax + l; class c = bucket(avail) * kmax + l ------------
     P = G * kmax
@@ -568,13 +570,14 @@ def _estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarr
 
 def kernel_search(K_, prep, jobs: int):
     """The kernel's neighbour search over the prepared data, as ``search(rows, group,
-    n_groups, K)`` (see ``_relief``)."""
+    n_groups, K, progress=None)`` (see ``_relief``)."""
     fmeta, Xc, sp = prep
 
-    def search(rows, group, n_groups, K):
+    def search(rows, group, n_groups, K, progress=None):
         return K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm,
                          np.ascontiguousarray(rows, dtype=np.int32),
-                         np.ascontiguousarray(group, dtype=np.int32), n_groups, K, jobs, sp)
+                         np.ascontiguousarray(group, dtype=np.int32), n_groups, K, jobs, sp,
+                         progress=progress)
     return search
 
 

@@ -45,6 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.engines import progress
 from frcli.engines.relief import (ColumnMeta, ReliefResult, _class_weights, _estimate,
                                   _kernels, _prepare, _relief, _TargetDistance, column_meta,
                                   influence_position, iteration_count, kernel_search)
@@ -100,7 +101,8 @@ class SharedSearch:
         if rows.size == 0:
             return
         base = np.asarray(base, dtype=np.int32)
-        nbr, dist, cnt = self.search(rows, base, n_base, K)
+        nbr, dist, cnt = self.search(rows, base, n_base, K,
+                                     progress=progress.slots(rows.size, "Relief instances"))
         pos = np.full(base.size, -1, dtype=np.int64)
         pos[rows] = np.arange(rows.size)
         self.layers.append(dict(base=base, n_base=n_base, K=K, pos=pos, nbr=nbr, dist=dist,
@@ -120,7 +122,7 @@ class SharedSearch:
                 own[b] = got[0]
         return [np.flatnonzero(own == g) for g in range(int(group.max(initial=-1)) + 1)]
 
-    def __call__(self, rows, group, n_groups: int, K: int):
+    def __call__(self, rows, group, n_groups: int, K: int, progress=None):
         rows = np.asarray(rows, dtype=np.int64)
         group = np.asarray(group)
         m = rows.size
