@@ -252,7 +252,8 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
            distance: str | None = None, w0: float = 0.75, weight_aggregate: str = "sum",
            per_target: bool = False, unlabeled: str = "auto",
            influence: tuple[float, float] = (0.5, 1.0), nominal_targets: str = "relieff",
-           sparse: str = "auto", seed: int = 0, jobs: int = 1) -> list[ReliefResult]:
+           sparse: str = "auto", exclude_self: bool = False, seed: int = 0,
+           jobs: int = 1) -> list[ReliefResult]:
     """Relief importances for every combination (iterations x neighbours x sigma, in order).
 
     ``per_target``: also one importance vector per target (per label for mlc/hmlc). As in
@@ -273,6 +274,14 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
     differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
     neighbours are identical either way.
+
+    ``exclude_self`` (URelief, not in the thesis; spec-ssl-unsup A28): the cluster
+    distance of feature i is d_X over the *other* features, so a feature scores by how its
+    differences go with the rest's, not by its own share of d_X. Published URelief
+    (d_Y := d_X over all features) favours the features that dominate d_X: on mixed data
+    the nominal ones, whose 0/1 differences are the largest terms (synth-unsupervised: a
+    nominal noise feature ranks first), and it ranks features that share a structure last.
+    The neighbours stay those of the full d_X (one search).
 
     Targets that carry no information (every sampled pair has the same target: constant
     targets, every label set empty, one class) give importances 0 and one warning (spec-core
@@ -299,7 +308,8 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     prep = _prepare(dataset, sparse)
     out = _relief(dataset, iterations, neighbours, sigma, distance=distance, w0=w0,
                   weight_aggregate=weight_aggregate, per_target=per_target and not labels_only,
-                  unlabeled=unlabeled, influence=influence, seed=seed, jobs=jobs, prep=prep)
+                  unlabeled=unlabeled, influence=influence, seed=seed, jobs=jobs, prep=prep,
+                  exclude_self=exclude_self)
     if per_target and nominal_targets == "relieff" and out and \
             out[0].meta.get("variant") == "rrelieff":
         if labels_only:   # every label gets ReliefF: no shared per-label pass needed
@@ -366,9 +376,11 @@ def _per_target_relieff(dataset: Dataset, out: list[ReliefResult], iterations, n
 
 def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w0=0.75,
             weight_aggregate="sum", per_target=False, unlabeled="ssl",
-            influence=(0.5, 1.0), seed=0, jobs=1, prep=None, search=None) -> list[ReliefResult]:
+            influence=(0.5, 1.0), seed=0, jobs=1, prep=None, search=None,
+            exclude_self=False) -> list[ReliefResult]:
     """``search(rows, group, n_groups, K) -> (nbr, dist, cnt)``: the neighbour search (the
-    kernel's by default; the SSL tuner passes one that answers from a shared search)."""
+    kernel's by default; the SSL tuner passes one that answers from a shared search).
+    ``exclude_self``: URelief only (see ``relief``)."""
     K_ = _kernels()
     iterations = list(iterations) if isinstance(iterations, (list, tuple)) else [iterations]
     neighbours = [int(k) for k in neighbours]
@@ -520,18 +532,73 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         for q in range(Q):
             Tsum[s, q] = np.bincount(flat_c[:lim], weights=(pw * dy[:, :, q]).ravel()[:lim],
                                      minlength=C)
+    sq = None
+    if exclude_self:
+        if mode != "urelief":
+            raise ConfigError("parameter 'exclude_self' applies to URelief (task "
+                              "unsupervised) only")
+        if F < 2:
+            raise ConfigError("exclude_self needs at least 2 features")
+        sq = _square_sums(K_, Xc, fmeta, rows, np.ascontiguousarray(slot_nbr), slot_c, pw,
+                          snaps, C)
     out = []
     for v, cnt_i, s, k, sg, W in _combinations(iterations, counts, snaps, neighbours, sigma,
                                                avail_vals, kmax):
         S = W @ Ssum[s]
         dF = W @ Gacc[s]
-        imps = [_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S) for q in range(Q)]
+        if sq is not None:    # URelief without the scored feature in its d_X (``relief``)
+            imps = [_estimate_excluding_self(W @ Hacc[s, 0], dF, W @ Tsum[s, 0], S,
+                                             W @ sq[s], F)]
+        else:
+            imps = [_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S) for q in range(Q)]
         per = np.array(imps[1:]) if Q > 1 else None
         m_ = dict(meta)
         if mode != "urelief" and not (W @ Tsum[s, 0]) > 0:
             m_["constant_targets"] = True
         out.append(ReliefResult(v, cnt_i, k, sg, imps[0], per, m_))
     return out
+
+
+def _square_sums(K_, Xc, fmeta: ColumnMeta, rows, slot_nbr, slot_c, pw, snaps,
+                 C: int) -> np.ndarray:
+    """(snapshots, classes, F) sums of w * d_i² over the slots (the accumulate kernel gives
+    w * d_i and w * d_i * dY only), from blocks of per-pair feature distances."""
+    m, P = slot_nbr.shape
+    F = Xc.shape[0]
+    out = np.zeros((len(snaps), C, F))
+    acc = np.zeros((C, F))
+    step = max(1, (1 << 22) // max(1, P * F))      # instances per block (32 MB of D)
+    start = 0
+    for si, stop in enumerate(snaps):
+        for t0 in range(start, int(stop), step):
+            t1 = min(int(stop), t0 + step)
+            nb = slot_nbr[t0:t1].ravel()
+            ok = nb >= 0
+            a = np.repeat(rows[t0:t1], P)[ok].astype(np.int32)
+            D = K_.pair_distances(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, a,
+                                  nb[ok].astype(np.int32))
+            D *= D
+            D *= pw[t0:t1].ravel()[ok][:, None]
+            onehot = np.zeros((a.size, C))
+            onehot[np.arange(a.size), slot_c[t0:t1].ravel()[ok]] = 1.0
+            acc += onehot.T @ D
+        start = int(stop)
+        out[si] = acc
+    return out
+
+
+def _estimate_excluding_self(H: np.ndarray, dF: np.ndarray, T: float, S: float,
+                             Q: np.ndarray, F: int) -> np.ndarray:
+    """URelief with the cluster distance of feature i taken over the other F - 1 features,
+    dc_i = (F d_X - d_i) / (F - 1): P_C,i = (F T - dF_i)/(F - 1) and
+    P_AC,i = (F H_i - Q_i)/(F - 1), with T = sum w d_X, H = sum w d_i d_X, Q = sum w d_i²."""
+    pc = (F * T - dF) / (F - 1)
+    pac = (F * H - Q) / (F - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = np.where(pc > 0, pac / pc, 0.0)
+        den = S - pc
+        t2 = np.where(den > 0, (dF - pac) / den, 0.0)
+    return t1 - t2
 
 
 def _combinations(iterations, counts, snaps, neighbours, sigma, avail_vals, kmax):

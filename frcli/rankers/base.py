@@ -173,6 +173,10 @@ class Ranker:
             out.setdefault(name, [p.default])
         return out
 
+    def task_defaults(self) -> list[str]:
+        """Lines describing defaults that depend on the task (``--list-methods``)."""
+        return []
+
     def check_task(self, dataset: Dataset) -> None:
         if self.tasks and dataset.task not in self.tasks:
             raise ConfigError(

@@ -64,6 +64,63 @@ def _parse_optional_bool(v: Any) -> bool | None:
     return parse_bool(v)
 
 
+def _parse_min_leaf(v: Any) -> float | str:
+    if isinstance(v, str) and v.strip().lower() == "auto":
+        return "auto"
+    x = parse_float(v)
+    if x <= 0:
+        raise ValueError("must be > 0 or 'auto'")
+    return x
+
+
+# The papers' per-task choices (issue 12 §2): which ensemble each score uses when the method
+# names only the score (``symbolic``, ``genie3``, ``rf``). Semi-supervised classification:
+# P-DS Tab. 2 (ET always worst); the other semi-supervised tasks: P-ML Tab. 5 with its tie
+# rule (RF first, then the ensemble with fewer candidate splits; spec-ssl-unsup §6.2);
+# supervised: the MTR paper (RF), the MLC paper's defaults, the HMLC paper's choices, P-DS's
+# SL columns for classification; unsupervised: P-UNS (ET).
+TASK_ENSEMBLES: dict[tuple[str, str], dict[str, str]] = {
+    ("unsupervised", "unsupervised"): {"symbolic": "et", "genie3": "et", "rf": "et"},
+    ("semi-supervised", "classification"): {"symbolic": "rf", "genie3": "bagging",
+                                            "rf": "bagging"},
+    ("semi-supervised", "mlc"): {"symbolic": "rf", "genie3": "rf", "rf": "rf"},
+    ("semi-supervised", "hmlc"): {"symbolic": "bagging", "genie3": "rf", "rf": "et"},
+    ("semi-supervised", "regression"): {"symbolic": "et", "genie3": "rf", "rf": "et"},
+    ("semi-supervised", "mtr"): {"symbolic": "rf", "genie3": "et", "rf": "bagging"},
+    ("supervised", "classification"): {"symbolic": "rf", "genie3": "bagging", "rf": "bagging"},
+    ("supervised", "regression"): {"symbolic": "rf", "genie3": "rf", "rf": "rf"},
+    ("supervised", "mtr"): {"symbolic": "rf", "genie3": "rf", "rf": "rf"},
+    ("supervised", "mlc"): {"symbolic": "rf", "genie3": "et", "rf": "bagging"},
+    ("supervised", "hmlc"): {"symbolic": "rf", "genie3": "rf", "rf": "bagging"},
+}
+
+
+def setting(dataset: Dataset) -> str:
+    """"unsupervised", "semi-supervised" (some rows unlabeled and semi-supervised learning
+    asked for) or "supervised"."""
+    if dataset.task == "unsupervised":
+        return "unsupervised"
+    if dataset.semi_supervised and not bool(np.all(dataset.labeled)):
+        return "semi-supervised"
+    return "supervised"
+
+
+def task_defaults(dataset: Dataset, ensemble: str, score: str) -> dict[str, Any]:
+    """What ``max_features``, ``min_leaf`` and ``bootstrap`` mean by default for this data:
+    the supervised papers' settings (RF ⌈√F⌉, bagging/ET all features, ET without bootstrap,
+    min leaf 2); fully grown, bootstrapped trees in the SSL papers (ET
+    bootstraps so that the RF score has out-of-bag rows, T:6386-6393, T:7139-7145) and in
+    P-UNS, whose features per node are ⌈log2 F⌉ (T:8605-8611). The RF score always
+    bootstraps (it needs out-of-bag rows)."""
+    mode = setting(dataset)
+    mf = "sqrt" if ensemble == "rf" else "all"
+    if mode == "unsupervised" and ensemble != "bagging":
+        mf = "log2"
+    return {"max_features": mf,
+            "min_leaf": 2.0 if mode == "supervised" else 1.0,
+            "bootstrap": ensemble != "et" or mode != "supervised" or score == "rf"}
+
+
 def _parse_symbolic_weight(v: Any) -> float | str:
     if isinstance(v, str) and v.strip().lower() == "dynamic":
         return "dynamic"
@@ -91,12 +148,12 @@ class EnsembleRanker(Ranker):
         Param("trees", parse_int, 100, "number of trees", lambda v: v >= 1, "must be >= 1"),
         Param("max_features", _parse_max_features, "default",
               "features tried per node: sqrt (⌈√F⌉), log2, all, an int or a fraction; "
-              "default sqrt for rf, all for bagging and et"),
-        # shown as 2; values stay floats (weighted examples), see resolve
-        Param("min_leaf", parse_float, 2, "minimum (weighted) examples per leaf",
-              lambda v: v > 0, "must be > 0"),
+              "default: see the per-task defaults"),
+        Param("min_leaf", _parse_min_leaf, "auto",
+              "minimum (weighted) examples per leaf; auto: 2, 1 (fully grown) for "
+              "semi-supervised and unsupervised data"),
         Param("bootstrap", _parse_optional_bool, "default",
-              "grow trees on bootstrap samples; default true except for et"),
+              "grow trees on bootstrap samples; default: see the per-task defaults"),
         Param("symbolic_weight", _parse_symbolic_weight, 0.5,
               "node weight symbolic_weight**depth, or 'dynamic' = |E(N)|/|D_TRAIN|"),
         Param("w", _parse_w, "auto",
@@ -110,7 +167,8 @@ class EnsembleRanker(Ranker):
         super().__init__(method)
         parts = method.split("-")
         self.score = parts[0]
-        self.ensemble = parts[1] if len(parts) > 1 else "rf"
+        # a bare score (``genie3``) takes the task's ensemble (TASK_ENSEMBLES) at rank time
+        self.ensemble = parts[1] if len(parts) > 1 and parts[1] != "str" else None
         self.str_variant = parts[-1] == "str"
         # each method declares only what it uses: symbolic_weight means nothing to Genie3 or
         # the RF score, and -str needs targets
@@ -119,12 +177,29 @@ class EnsembleRanker(Ranker):
         if self.str_variant:
             self.tasks = tuple(t for t in TASKS if t != "unsupervised")
 
-    def resolve(self, raw):
-        grid = super().resolve(raw)
-        # min_leaf is a float (weighted examples); the integer default is only for display
-        # and must not change stored parameters (2.0 in run keys and hashes)
-        grid["min_leaf"] = [float(v) for v in grid["min_leaf"]]
-        return grid
+    def ensemble_for(self, dataset: Dataset) -> str:
+        return self.ensemble or TASK_ENSEMBLES[(setting(dataset), dataset.task)][self.score]
+
+    def task_defaults(self) -> list[str]:
+        """The per-task defaults, for ``frcli rank --list-methods``."""
+        def trio(mode, task):
+            e = TASK_ENSEMBLES[(mode, task)]
+            return "/".join(e[s] for s in ("symbolic", "genie3", "rf"))
+        sup = ", ".join(f"{t} {trio('supervised', t)}" for t in
+                        ("classification", "regression", "mtr", "mlc", "hmlc"))
+        ssl = ", ".join(f"{t} {trio('semi-supervised', t)}" for t in
+                        ("classification", "regression", "mtr", "mlc", "hmlc"))
+        return [
+            "per-task defaults (the papers'):",
+            "  supervised: min_leaf 2; max_features sqrt for rf, all for bagging/et; et "
+            "without bootstrap (except the rf score)",
+            "  semi-supervised and unsupervised: min_leaf 1 (fully grown), et bootstrapped; "
+            "unsupervised max_features log2 (P-UNS)",
+            "  symbolic, genie3, rf (score only) take the ensemble per task "
+            "(symbolic/genie3/rf):",
+            f"    supervised: {sup}",
+            f"    semi-supervised: {ssl} (P-DS Tab. 2, P-ML Tab. 5)",
+            "    unsupervised: et/et/et (P-UNS)"]
 
     def validate(self, dataset: Dataset, params_grid=None) -> dict[str, list[Any]]:
         """Task-dependent checks: -str needs targets, w0 is for hmlc, w for data with
@@ -141,7 +216,7 @@ class EnsembleRanker(Ranker):
                               "task 'unsupervised' has none")
         if self.score == "rf":
             for b in grid["bootstrap"]:
-                if b is False or (b in (None, "default") and self.ensemble == "et"):
+                if b is False:
                     raise ConfigError(
                         f"method '{self.method}' needs out-of-bag examples: the Random Forest "
                         "score is undefined without bootstrap; use --param bootstrap=true")
@@ -154,37 +229,39 @@ class EnsembleRanker(Ranker):
         t0 = time.perf_counter()
         # rows without targets: semi-supervised only when asked (else dropped, one warning)
         dataset = dataset.supervised_view(f"method '{self.method}'")
+        ensemble = self.ensemble_for(dataset)
+        auto = task_defaults(dataset, ensemble, self.score)
         boot = params["bootstrap"]
         if boot is None or boot == "default":
-            boot = self.ensemble != "et"
-        mf = None if params["max_features"] == "default" else params["max_features"]
+            boot = auto["bootstrap"]
+        mf = auto["max_features"] if params["max_features"] == "default" else \
+            params["max_features"]
+        leaf = auto["min_leaf"] if params["min_leaf"] == "auto" else float(params["min_leaf"])
         kw = dict(trees=params["trees"], max_features=mf,
-                  min_leaf=params["min_leaf"], bootstrap=boot, w=params["w"],
+                  min_leaf=leaf, bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
                   rf_score=self.score == "rf", seed=seed, jobs=jobs)
         key = {"symbolic": "symbolic", "genie3": "genie3", "rf": "rf"}[self.score]
-        meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score,
+        meta: dict[str, Any] = {"ensemble": ensemble, "score": self.score,
                                 "task": dataset.task}
         timings: dict[str, float] = {}
         if self.str_variant:
-            imp, per_target, names, sub_meta = self._str(dataset, key, kw)
+            imp, per_target, names, sub_meta = self._str(dataset, ensemble, key, kw)
             meta["per_target_meta"] = sub_meta
         else:
-            res = forest_scores(dataset, self.ensemble, per_target=True, **kw)
+            res = forest_scores(dataset, ensemble, per_target=True, **kw)
             imp = res[key]
             per_target = res.get(f"{key}_per_target")
             names = res["target_names"] if per_target is not None else None
             meta.update(res["meta"])
             timings.update(res["timings"])
-        # record the effective bootstrap and feature subset (what "default" meant here)
-        used = {**params, "bootstrap": boot,
-                "max_features": mf if mf is not None else
-                ("sqrt" if self.ensemble == "rf" else "all")}
+        # record the effective settings (what "default"/"auto" meant here)
+        used = {**params, "bootstrap": boot, "max_features": mf, "min_leaf": leaf}
         return Ranking(self.method, dataset.feature_names, imp, used,
                        per_target=per_target, target_names=names,
                        timings={**timings, "rank_s": time.perf_counter() - t0}, meta=meta)
 
-    def _str(self, ds: Dataset, key: str, kw: dict[str, Any]):
+    def _str(self, ds: Dataset, ensemble: str, key: str, kw: dict[str, Any]):
         """One single-target ensemble per target (binary relevance for label tasks)."""
         from frcli.engines.forest import forest_scores
 
@@ -198,7 +275,7 @@ class EnsembleRanker(Ranker):
                         else "regression")
                 sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task=task,
                                           targets=[ds.targets[j]] if ds.targets else [])
-            res = forest_scores(sub, self.ensemble, per_target=False, **kw)
+            res = forest_scores(sub, ensemble, per_target=False, **kw)
             rows.append(res[key])
             metas.append(res["meta"])
         per_target = np.vstack(rows)

@@ -78,6 +78,10 @@ class ReliefRanker(Ranker):
         Param("unlabeled", parse_choice("auto", "ssl", "ignore"), "auto",
               "rows without targets: SSL-Relief, or leave them out; auto = SSL-Relief only "
               "with --semi-supervised"),
+        Param("exclude_self", parse_bool, False,
+              "URelief: the cluster distance of each feature leaves that feature out, so "
+              "nominal features on mixed data no longer win by their 0/1 differences alone "
+              "(not in the thesis)"),
         Param("influence", parse_choice("auto", "fixed"), "auto",
               "SSL-Relief: auto = choose influence_far/near (and neighbours=auto) by "
               "internal 4-fold CV over the P-ML grid, (0, 0) = supervised Relief; fixed = "
@@ -99,6 +103,13 @@ class ReliefRanker(Ranker):
         self.per_str = method.endswith("-str")
         if self.per_str:
             self.tasks = tuple(t for t in TASKS if t != "unsupervised")
+
+    def task_defaults(self) -> list[str]:
+        return ["per-task defaults (the papers'): neighbours 15 with targets (CLUS, the MTR "
+                "paper), 30 unsupervised (URelief, P-UNS);",
+                "  semi-supervised: influence=auto chooses influence_far/near and neighbours "
+                "by 4-fold CV over P-ML's grid ({0,.25,.5,.75,1}², far <= near, x k "
+                "15/20/30)"]
 
     def validate(self, dataset: Dataset, params_grid=None) -> dict[str, list[Any]]:
         """Task-dependent checks before any work: -str and per_target need targets, the
@@ -129,6 +140,9 @@ class ReliefRanker(Ranker):
             if "cv" in grid["neighbours"]:
                 raise ConfigError("neighbours=cv tunes k against the targets; task "
                                   "'unsupervised' has none (use a number or auto)")
+        elif self.explicit(params_grid, grid, "exclude_self"):
+            raise ConfigError(f"parameter 'exclude_self' applies to URelief (task "
+                              f"unsupervised; task is {task}); leave it out")
         if "auto" in grid["influence"]:
             for name in ("influence_far", "influence_near"):
                 if self.explicit(params_grid, grid, name):
@@ -189,7 +203,7 @@ class ReliefRanker(Ranker):
             per_target=per_str or fixed["per_target"],
             nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
             influence=influence or (fixed["influence_far"], fixed["influence_near"]),
-            seed=seed, jobs=jobs)
+            exclude_self=fixed["exclude_self"], seed=seed, jobs=jobs)
         elapsed = time.perf_counter() - t0
         return [self._ranking(dataset, fixed, r, seed, {"rank_s": elapsed,
                                                         "grid_size": float(len(results))})
