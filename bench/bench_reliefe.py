@@ -42,7 +42,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import write_section  # noqa: E402
@@ -263,7 +262,8 @@ def section(cmd_rows, proc_rows, agree, ms_rows, args) -> str:
                    f"{r['frcli_s']:.3f} | {r['reliefe_s']:.3f} | {r['ratio']:.1f}x | "
                    f"{a['spearman']:.3f} |")
     out += ["", "**Raw-space ReliefE vs skrebate's MultiSURF** (in process, data loaded):", "",
-            "| set | n | features | frcli s | MultiSURF s | speed-up |", "|---|---|---|---|---|---|"]
+            "| set | n | features | frcli s | MultiSURF s | speed-up |",
+            "|---|---|---|---|---|---|"]
     for r in ms_rows:
         out.append(f"| {r['set']} | {r['n']} | {r['features']} | {r['frcli_s']:.3f} | "
                    f"{r['multisurf_s']:.1f} | {r['ratio']:.0f}x |")
