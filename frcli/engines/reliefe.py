@@ -262,24 +262,9 @@ def adaptive_k(sorted_distances: np.ndarray, rule: str = "auto") -> int:
 # -- the engine -----------------------------------------------------------------------------
 
 def _impute(dataset: Dataset) -> tuple[np.ndarray, int]:
-    X = dataset.X
-    miss = np.isnan(X)
-    if not miss.any():
-        return X, 0
-    X = X.copy()
-    nominal = dataset.nominal_mask
-    for f in np.flatnonzero(miss.any(axis=0)):
-        col = X[:, f]
-        known = col[~np.isnan(col)]
-        if known.size == 0:
-            fill = 0.0
-        elif nominal[f]:
-            vals, cnt = np.unique(known, return_counts=True)
-            fill = vals[np.argmax(cnt)]
-        else:
-            fill = float(known.mean())
-        col[np.isnan(col)] = fill
-    return X, int(miss.sum())
+    from frcli.data.encode import imputed
+
+    return imputed(dataset)
 
 
 def _embedding_input(X: np.ndarray, nominal: np.ndarray, n_cat: np.ndarray, mn: np.ndarray,

@@ -19,49 +19,18 @@ which needs only Sf, so it costs one sparse product. SPEC's φ2 (Zhao & Liu §4,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.data.encode import Design, design
 from frcli.errors import ConfigError, UserError
 
 _BLOCK = 1 << 22     # doubles per block of a dense kernel row slab (32 MB)
 
 
-@dataclass
-class Inputs:
-    """The scaled, one-hot input matrix and which original feature each column is."""
-
-    Z: np.ndarray           # (n, C)
-    owner: np.ndarray       # (C,) original feature index
-    n_features: int
-
-    def per_feature(self, col_scores: np.ndarray) -> np.ndarray:
-        """Sum of each original feature's column scores (one-hot columns of a nominal)."""
-        return np.bincount(self.owner, weights=col_scores, minlength=self.n_features)
-
-
-def inputs(dataset: Dataset) -> Inputs:
-    """Range-scaled numeric columns and one-hot nominal columns (missing values imputed)."""
-    from frcli.engines.reliefe import _impute
-
-    X, _ = _impute(dataset)
-    cols, owner = [], []
-    for i, attr in enumerate(dataset.features):
-        x = X[:, i]
-        if attr.is_nominal:
-            k = max(len(attr.categories), int(np.nanmax(x)) + 1 if x.size else 1)
-            for c in range(k):
-                cols.append((x == c).astype(np.float64))
-                owner.append(i)
-        else:
-            lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
-            cols.append((x - lo) / (hi - lo) if hi > lo else np.zeros_like(x))
-            owner.append(i)
-    Z = np.column_stack(cols) if cols else np.zeros((dataset.n_examples, 0))
-    return Inputs(np.ascontiguousarray(Z), np.asarray(owner, dtype=np.intp),
-                  dataset.n_features)
+def inputs(dataset: Dataset) -> Design:
+    """The design matrix the methods work on (``frcli.data.encode.design``)."""
+    return design(dataset)
 
 
 def _sklearn():

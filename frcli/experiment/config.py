@@ -27,6 +27,7 @@ PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled",
 PROTOCOLS = ("holdout", "cv", "given", "repeated-cv")
 RANKER_KEYS = ("method", "params", "labeled_only")
 EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train",
+             "confusion",
              "kind", "learner", "scale")
 EVAL_KINDS = ("knn", "topf")
 
@@ -364,8 +365,20 @@ def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
             if key in d:
                 raise ConfigError(f"{src}: {w}.{key} is a kNN setting; kind: topf uses "
                                   "learner, curve and scale")
+    knn = d.get("knn", 5)
+    if isinstance(knn, list):   # several kNN sizes: the first gives the plain measure names
+        if not knn or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1
+                              for k in knn) or len(set(knn)) != len(knn):
+            raise ConfigError(f"{src}: {w}.knn = {knn!r}: expected an integer >= 1 or a "
+                              "list of distinct ones")
+        extra_knn = tuple(knn[1:])
+        knn = knn[0]
+    else:
+        extra_knn = ()
+        knn = _typed(d, "knn", int, src, w, 5, lambda v: v >= 1, "an integer >= 1")
     spec = EvalSpec(
-        knn=_typed(d, "knn", int, src, w, 5, lambda v: v >= 1, "an integer >= 1"),
+        knn=knn, extra_knn=extra_knn,
+        confusion=_typed(d, "confusion", bool, src, w, False),
         measures=measures or None,
         weighted=_typed(d, "weighted", bool, src, w, True),
         top=_typed(d, "top", int, src, w, None, lambda v: v >= 1, "an integer >= 1"),
