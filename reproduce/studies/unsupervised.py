@@ -6,8 +6,6 @@ The section runs configs/unsupervised.yaml on the 11 shared sets that finish wit
 why), plus a URelief parameter grid (one pass) for the parameter conclusion."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
@@ -143,13 +141,13 @@ def render(stores) -> str:
     paper_sets = [d for d in sets if d in t3]
     pv = np.array([[t3[d][pcols[c]] for c in cols] for d in paper_sets])
     pcomp = compare(pv, cols, paper_sets, lower_is_better=True)
+    paper_ranks = P.fact("avg_ranks").value       # Genie3, URelief, Laplace, SPEC, MCFS, ...
     out += ["### Against the baselines (paper's Table 3)", "",
             f"Paper: {P.table_cite('table3')}; NDFS and AgnoS-S columns not reproduced (below).",
             "", md.table(header, rows), "",
             md.table(["method", "average rank (ours)", "paper, same sets", "paper, 26 sets"],
                      [[c, f"{comp.avg_ranks[i]:.2f}", f"{pcomp.avg_ranks[i]:.2f}",
-                       f"{P.fact('avg_ranks').value[['Genie3', 'URelief', 'Laplace', 'SPEC', 'MCFS', 'NDFS', 'AgnoS-S'].index(c)]:.2f}"]
-                      for i, c in enumerate(cols)]), "",
+                       f"{paper_ranks[i]:.2f}"] for i, c in enumerate(cols)]), "",
             f"Friedman (Iman–Davenport) p = {md.pval(comp.friedman.f_p)}; Nemenyi CD = "
             f"{comp.nemenyi_cd:.2f} for {len(cols)} methods over {len(sets)} sets (paper: "
             f"CD = {P.fact('nemenyi_cd').value} for 7 methods over 26 sets, "
