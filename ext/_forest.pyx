@@ -18,7 +18,7 @@ accuracy 1 - Err, as the thesis defines the score on accuracy.
 """
 import numpy as np
 cimport numpy as cnp
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport isnan
@@ -63,6 +63,7 @@ cdef struct Ctx:
     bint bootstrap
     bint keep_values
     bint rf_score
+    bint random_ties
     ErrSpec es
     const uint64_t* seeds
     const int32_t* ps_order      # (ps_nf, n) rows by ascending value of each presorted feature
@@ -355,6 +356,21 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
     return rc
 
 
+cdef void _fast_paths(const Ctx* ctx, Splitter* sp, Presort* ps,
+                      const int32_t* counts) noexcept nogil:
+    """Hand the tree's presorted lists and sparse-nominal shortcut to its splitter."""
+    if ctx.ps_nf > 0:
+        sp.ps = ps
+    if ctx.nd_ptr != NULL:
+        sp.stamp = <int32_t*>malloc((ctx.n + 1) * sizeof(int32_t))
+        if sp.stamp != NULL:
+            memset(sp.stamp, 0xFF, (ctx.n + 1) * sizeof(int32_t))     # -1: no node
+            sp.nd_ptr = ctx.nd_ptr
+            sp.nd_rows = ctx.nd_rows
+            sp.nd_default = ctx.nd_default
+            sp.counts = counts
+
+
 cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, double* rf_acc,
                    double* rf_pt, int* zero_err) noexcept nogil:
     cdef intp_t n = ctx.n, i, m = 0
@@ -384,16 +400,8 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
                          ctx.seeds[t] + <uint64_t>0x632BE59BD9B4E019ULL) == 0 and (
                 ctx.ps_nf == 0 or presort_init(&ps, ctx.ps_order, ctx.ps_slot, ctx.ps_nf, n,
                                                idx0, wt0, m, ctx.ps_min_rows) == 0):
-            if ctx.ps_nf > 0:
-                sp.ps = &ps
-            if ctx.nd_ptr != NULL:
-                sp.stamp = <int32_t*>malloc((n + 1) * sizeof(int32_t))
-                if sp.stamp != NULL:
-                    memset(sp.stamp, 0xFF, (n + 1) * sizeof(int32_t))     # -1: no node
-                    sp.nd_ptr = ctx.nd_ptr
-                    sp.nd_rows = ctx.nd_rows
-                    sp.nd_default = ctx.nd_default
-                    sp.counts = counts
+            sp.random_ties = ctx.random_ties
+            _fast_paths(ctx, &sp, &ps, counts)
             if build_tree(&sp, tree, idx0, wt0, m, ctx.est0, pt_acc, ctx.col_group,
                           ctx.keep_values or ctx.rf_score) == 0:
                 rc = 0
@@ -416,17 +424,20 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
                 const double[::1] est0, const int32_t[::1] col_group, intp_t G,
                 const uint64_t[::1] seeds, intp_t max_features, double min_leaf,
                 bint extra, bint bootstrap, bint keep_values, int jobs,
-                bint rf_score=False, err_spec=None, bint per_target=False, presort=True,
-                presort_min_rows=None):
+                bint rf_score=False, err_spec=None, bint per_target=False,
+                bint random_ties=False, progress=None, presort=True, presort_min_rows=None):
     """Grow ``len(seeds)`` PCTs; returns a dict (trees, sums over trees of the scores).
 
     Xt: (F, n) features, feature-major. C: (n, K) clustering columns (any shape (., K) in the
     sparse mode, where indptr/indices list each row's positive columns). a: (K,) weights.
     est0: (K,) training variances. col_group: (K,) per-target group of each column (-1 none),
     G groups. err_spec: dict of the OOB error blocks (kind, col, ncat, alpha, group, truth,
-    offset, acc_den) when rf_score. presort: keep presorted row lists (the same trees, grown
-    faster on large data; False = every node sorts, the reference path); presort_min_rows:
-    override the node size down to which the lists are partitioned (tuning).
+    offset, acc_den) when rf_score. random_ties: see ``_splitter.draw_features``.
+    progress: None, or an int64 array (one slot per thread, frcli.engines.progress) to which
+    each thread adds 1 per finished tree; nothing else reads it, so results do not depend on
+    it. presort: keep presorted row lists and the other shortcuts of the split search (the
+    same trees, bit for bit, grown faster on large data; False = every node gathers and sorts,
+    the reference path); presort_min_rows overrides ``_presort.auto_min_rows`` (tuning).
     """
     cdef intp_t n = Xt.shape[1], F = Xt.shape[0], K = a.shape[0], T = seeds.shape[0]
     cdef intp_t batch, b0, nb, i, j
@@ -452,6 +463,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     ctx.bootstrap = bootstrap
     ctx.keep_values = keep_values
     ctx.rf_score = rf_score
+    ctx.random_ties = random_ties
     ctx.seeds = &seeds[0]
     cdef const int32_t[:, ::1] ps_order
     cdef const int32_t[::1] ps_slot
@@ -508,6 +520,13 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     cdef double[:, :, ::1] pt_v = pt, rfp_v = rfp
     cdef double[:, ::1] rfa_v = rfa
     cdef int[::1] zero_v = zero, rc_v = rcs
+    cdef int64_t[::1] prog_v
+    cdef int64_t* prog = NULL
+    cdef intp_t n_prog = 0
+    if progress is not None and len(progress) > 0:
+        prog_v = progress
+        prog = &prog_v[0]
+        n_prog = prog_v.shape[0]
     out_trees = []
     sum_pt = np.zeros((Gp, F))
     sum_rf = np.zeros(F)
@@ -528,6 +547,8 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
                                         &rfa_v[i, 0],
                                         &rfp_v[i, 0, 0] if Gp > 0 else NULL,
                                         &zero_v[i])
+                    if prog != NULL:
+                        prog[threadid() % n_prog] += 1
             if (rcs[:nb] != 0).any():
                 raise MemoryError("out of memory while growing the trees")
             for i in range(nb):          # tree order: the sums do not depend on threads

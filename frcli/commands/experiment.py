@@ -29,21 +29,22 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run",
                                      help="Validate the config and show the plan only."),
         progress: Optional[bool] = typer.Option(
-            None, "--progress/--no-progress", help="Progress bar (default: on a terminal)."),
+            None, "--progress/--no-progress",
+            help="Progress bar (default: on a terminal; otherwise a log line per finished "
+                 "data set, and at least one a minute)."),
     ) -> None:
         """Run an experiment: rank every data set split, evaluate with weighted kNN, store.
 
         Rerunning skips finished runs, so an interrupted experiment resumes where it stopped.
         """
-        from rich.console import Console
-
+        from frcli.commands import console as make_console
         from frcli.errors import UserError
         from frcli.experiment.config import load_config
         from frcli.experiment.executor import run_experiment, summary_table
         from frcli.experiment.plan import make_plan
 
         cfg = load_config(config)
-        console = Console()
+        console = make_console()
         if dry_run:
             from frcli.experiment.executor import preflight
 

@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
             False, "--semi-supervised", help="Rows with unknown targets are expected: keep "
                                              "them as unlabelled rows (no warning)."),
         param: list[str] = typer.Option(
-            [], "--param", "-p",
+            [], "--param", "-p", metavar="KEY=VALUE",
             help="Method parameter key=value, repeatable; a comma list is a grid "
                  "(trees, max_features, min_leaf, iterations, neighbours, sigma, w, w0, "
                  "distance, ...: see --list-methods)."),
@@ -69,6 +69,10 @@ def register(app: typer.Typer) -> None:
                                  "or 'all'."),
         list_methods: bool = typer.Option(False, "--list-methods",
                                           help="List the methods and their parameters."),
+        progress: Optional[bool] = typer.Option(
+            None, "--progress/--no-progress",
+            help="Progress bar of trees grown / Relief instances done (default: on a "
+                 "terminal)."),
     ) -> None:
         """Rank the features of a data set.
 
@@ -105,8 +109,11 @@ def register(app: typer.Typer) -> None:
         dataset = _load(path, {k: v for k, v in options.items() if v is not None})
         if dataset.n_examples == 0:
             raise UserError(f"{path}: no data rows (the file has a header but no examples)")
-        rankings = rank_all(dataset, method, seed=seed, jobs=jobs,
-                            **parse_param_options(param))
+        from frcli.commands import kernel_progress
+
+        params = parse_param_options(param)
+        with kernel_progress(progress):
+            rankings = rank_all(dataset, method, seed=seed, jobs=jobs, **params)
         if which == "all":
             index = None
         else:
@@ -117,6 +124,13 @@ def register(app: typer.Typer) -> None:
             if not 0 <= index < len(rankings):
                 raise ConfigError(f"--which {index} is out of range: the parameters give "
                                   f"{len(rankings)} ranking(s)")
+        if index is not None and len(rankings) > 1:   # say the grid was computed, and where
+            from frcli.rankers.labels import labels
+
+            names = labels([(r.method, r.params) for r in rankings])
+            typer.echo(f"note: the parameters give {len(rankings)} rankings; this is number "
+                       f"{index}, {names[index]}; choose another with --which N (0 to "
+                       f"{len(rankings) - 1}) or show all with --which all", err=True)
         text = render(rankings, fmt, which=index, dataset_name=dataset.name)
         if output is None:
             typer.echo(text, nl=False)
@@ -127,22 +141,10 @@ def register(app: typer.Typer) -> None:
 
 
 def _load(path: Path, options: dict):
-    """A file, or failing that a catalog name (whose entry knows targets and hierarchy)."""
-    from frcli.errors import UserError
+    """A file, or failing that a catalog name (options override its entry)."""
+    from frcli.data.catalog import open_data
 
-    if path.exists():
-        from frcli.data import load_dataset
-
-        return load_dataset(path, **options)
-    from frcli.data import catalog
-
-    name = str(path)
-    if path.suffix or name not in catalog.catalog():
-        raise UserError(f"{path}: no such file (nor a data set of the catalog)")
-    if set(options) - {"semi_supervised"}:
-        raise UserError(f"{name!r} is a catalog name: its targets and task come from "
-                        "configs/datasets.yaml; give a file path to choose them yourself")
-    return catalog.load(name, semi_supervised=bool(options.get("semi_supervised")))
+    return open_data(path, **options)
 
 
 def describe_methods() -> str:

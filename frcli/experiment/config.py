@@ -46,9 +46,12 @@ class DatasetSpec:
     # rows without targets are the semi-supervised part (as a catalog entry's
     # semi_supervised); False: they are left out with a warning
     semi_supervised: bool = False
+    # a smoke run's row limit (frcli.experiment.smoke; not a config key)
+    max_rows: int | None = None
 
     def definition(self) -> dict[str, Any]:
         """What the data *are* (for run hashes): the catalog entry's loading fields or ours."""
+        rows = {"max_rows": self.max_rows} if self.max_rows is not None else {}
         if self.catalog:
             try:
                 from frcli.data import catalog
@@ -56,11 +59,14 @@ class DatasetSpec:
                 e = catalog.get(self.name)
                 return {"catalog": self.name, "task": e.task, "data": e.data,
                         "train": list(e.train), "test": list(e.test), "labels": e.labels,
-                        "targets": e.targets, "hierarchy": e.hierarchy, "drop": list(e.drop)}
+                        "targets": e.targets, "hierarchy": e.hierarchy, "drop": list(e.drop),
+                        **rows}
             except ImportError:
-                return {"catalog": self.name}
+                return {"catalog": self.name, **rows}
         d = asdict(self)
         d.pop("catalog")
+        if d["max_rows"] is None:      # absent: keeps older runs' fingerprints
+            d.pop("max_rows")
         if not d["semi_supervised"]:   # absent = false: keeps older runs' fingerprints
             d.pop("semi_supervised")
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
@@ -395,7 +401,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"config file not found: {p}") from None
+        raise ConfigError(f"config file not found: {p}{_config_hint(p)}") from None
     except IsADirectoryError:
         raise ConfigError(f"{p}: is a directory, not a config file (.yaml)") from None
     except UnicodeDecodeError as e:
@@ -409,4 +415,24 @@ def load_config(path: str | Path) -> ExperimentConfig:
         mark = getattr(e, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{p}{line}: invalid YAML: {getattr(e, 'problem', e)}") from None
-    return parse_config(doc, str(p), p.resolve().parent, text)
+    cfg = parse_config(doc, str(p), p.resolve().parent, text)
+    from frcli.experiment import smoke
+
+    return smoke.shrink(cfg) if smoke.enabled() else cfg
+
+
+def _config_hint(p: Path) -> str:
+    """``"; did you mean configs/mtr.yaml?"`` for ``mtr``, ``mtr.yaml`` or ``configs/mtr``:
+    a shipped config (here or in the repository's configs/) of that name."""
+    repo_configs = Path(__file__).resolve().parents[2] / "configs"
+    stem = p.stem if p.suffix in (".yaml", ".yml", "") else p.name
+    for folder in (Path("configs"), p.parent / "configs", repo_configs):
+        for suffix in (".yaml", ".yml"):
+            cand = folder / f"{stem}{suffix}"
+            if cand.is_file() and cand.resolve() != p.resolve():
+                try:
+                    shown = cand.resolve().relative_to(Path.cwd())
+                except ValueError:
+                    shown = cand.resolve()
+                return f"; did you mean {shown}?"
+    return ""

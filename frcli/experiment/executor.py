@@ -28,7 +28,17 @@ from frcli.experiment.store import Store
 
 @lru_cache(maxsize=4)
 def load_spec(ds: DatasetSpec):
-    """(Dataset with every row, number of rows from the train files or None)."""
+    """(Dataset with every row, number of rows from the train files or None); a smoke run's
+    ``max_rows`` cuts the rows (``frcli.experiment.smoke``)."""
+    data, n_train = _load_spec(ds)
+    if ds.max_rows is not None:
+        from frcli.experiment.smoke import cut_rows
+
+        data, n_train = cut_rows(data, n_train, ds.max_rows)
+    return data, n_train
+
+
+def _load_spec(ds: DatasetSpec):
     from frcli.data.splits import concat
 
     if ds.catalog:
@@ -318,7 +328,7 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
         summary = Summary(outdir, tasks=len(plan), skipped=len(plan) - len(todo))
         known_datasets: set[str] = set()
         it = _iter_dask(todo, dask, jobs, threads) if dask else _iter_local(todo, jobs, threads)
-        with _progress(len(todo), progress) as advance:
+        with _progress(todo, progress) as advance:
             for task, res in it:
                 warn_once(res.get("warnings", ()))
                 if "error" in res:
@@ -356,15 +366,25 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
 
 
 class _progress:
-    """A rich progress bar (counts, elapsed, ETA) on stderr; silent when not a terminal."""
+    """Progress of the tasks on stderr: a rich bar (counts, elapsed, ETA) on a terminal, else
+    one log line per finished data set and at least one every ``LOG_EVERY`` seconds (so a run
+    whose output goes to a log shows it is alive). ``enabled=False`` silences both; True
+    forces the bar."""
 
-    def __init__(self, total: int, enabled: bool | None):
-        self.total = total
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+    LOG_EVERY = 60.0
+
+    def __init__(self, tasks: list[Task], enabled: bool | None):
+        self.total = len(tasks)
+        self.enabled = enabled
+        self.left: dict[str, int] = {}
+        for t in tasks:
+            self.left[t.dataset.name] = self.left.get(t.dataset.name, 0) + 1
 
     def __enter__(self):
-        if not self.enabled or self.total == 0:
+        if self.enabled is False or self.total == 0:
             return lambda task, failed=False: None
+        if self.enabled is None and not sys.stderr.isatty():
+            return self._log_lines()
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
@@ -381,85 +401,78 @@ class _progress:
 
         return advance
 
+    def _log_lines(self):
+        t0 = last = time.monotonic()
+        done = failed_n = 0
+        n_sets = len(self.left)
+
+        def line(text: str) -> None:
+            print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+        def advance(task: Task, failed: bool = False) -> None:
+            nonlocal done, failed_n, last
+            done += 1
+            failed_n += failed
+            name = task.dataset.name
+            self.left[name] -= 1
+            now = time.monotonic()
+            state = (f"{done}/{self.total} tasks{f', {failed_n} failed' if failed_n else ''}, "
+                     f"{now - t0:.0f} s")
+            if self.left[name] == 0:
+                finished = sum(v == 0 for v in self.left.values())
+                line(f"{name} done ({finished}/{n_sets} data sets, {state})")
+                last = now
+            elif now - last >= self.LOG_EVERY:
+                line(f"{state}; running {task.label}")
+                last = now
+
+        return advance
+
     def __exit__(self, *exc):
         if hasattr(self, "bar"):
             self.bar.__exit__(*exc)
         return False
 
 
-MAIN_MEASURE = {"mtr": "rrmse", "regression": "rrmse", "mlc": "pooled_auprc",
-                "hmlc": "pooled_auprc", "classification": "macro_f1",
-                "unsupervised": "reconstruction_mse"}
-
-
-def short_params(method: str, params: str) -> str:
-    """The parameters that differ from the method's defaults, as k=v (for tables)."""
-    import json
-
-    try:
-        from frcli.rankers.registry import get_ranker
-
-        defaults = {p.name: p.default for p in get_ranker(method).params}
-    except Exception:  # noqa: BLE001 - an unavailable method: show everything
-        defaults = {}
-    d = json.loads(params)
-    items = [f"{k}={v}" for k, v in d.items() if k not in defaults or defaults[k] != v]
-    return " ".join(items)
-
-
 def summary_table(directory: str | Path, max_rows: int = 30, max_datasets: int = 4):
-    """Per ranking: average rank over data sets (main measure of each data set's task, mean
-    over splits and labeled sizes; 1 = best) and the mean main measure per data set (a few
-    sets) or per task (many sets). A rich Table."""
-    import sqlite3
-
-    import pandas as pd
+    """Per ranking: its average rank over the data sets (each ranked by its task's main
+    measure, mean over splits and labeled sizes, unrounded; 1 = best), i.e. what
+    ``frcli stats DIR`` reports, and the mean main measure per data set (a few sets) or per
+    measure (many sets). A rich Table."""
     from rich.table import Table
 
-    from frcli.evaluate.measures import MEASURES
-    from frcli.experiment.store import DB_NAME, tidy_frame
+    from frcli import display as fmt
+    from frcli.stats.table import MAIN, lower_is_better, read_store, select_tables
+    from frcli.stats.tests import average_ranks
 
-    df = tidy_frame(directory)
     table = Table(title=f"summary ({directory})")
+    df = read_store(directory)
     if df.empty:
         return table
-    con = sqlite3.connect(str(Path(directory) / DB_NAME))
-    tasks = dict(con.execute("SELECT dataset, task FROM datasets").fetchall())
-    con.close()
-    main = {}
-    for ds in dict.fromkeys(df["dataset"]):
-        have = set(df.loc[df["dataset"] == ds, "measure"])
-        m = MAIN_MEASURE.get(tasks.get(ds, ""), "")
-        main[ds] = m if m in have else sorted(x for x in have if "@" not in x)[0]
-    df = df[[main[d] == m for d, m in zip(df["dataset"], df["measure"])]].copy()
-    df["label"] = [short_params(m, p) for m, p in zip(df["method"], df["params"])]
-    means = df.groupby(["dataset", "method", "label"], sort=False)["value"].mean()
-    wide = means.unstack("dataset")                      # rankings × data sets
-    sign = pd.Series({d: 1.0 if MEASURES[main[d]].direction == "lower" else -1.0
-                      for d in wide.columns})
-    avg_rank = (wide * sign).rank(axis=0, method="average").mean(axis=1)
-    order = avg_rank.sort_values().index
-    table.add_column("method")
-    table.add_column("params", overflow="fold", max_width=28)
+    dropped: list[str] = []
+    t, = select_tables(df, [MAIN], round_spec="none", require_comparison=False,
+                       warn=dropped.append)
+    avg = average_ranks(t.values, t.lower_is_better)
+    order = list(np.argsort(avg, kind="stable"))
+    table.add_column("method", overflow="fold")
     table.add_column("avg rank", justify="right")
-    cols: list[tuple[str, pd.Series]] = []
-    if wide.shape[1] <= max_datasets:
-        for d in wide.columns:
-            arrow = " ↓" if MEASURES[main[d]].direction == "lower" else " ↑"
-            cols.append((f"{d}\n{main[d]}{arrow}", wide[d]))
+    cols: list[tuple[str, np.ndarray]] = []
+    if len(t.datasets) <= max_datasets:
+        for d, m, row in zip(t.datasets, t.measures, t.raw):
+            cols.append((f"{d}\n{m} {'↓' if lower_is_better(m) else '↑'}", row))
     else:
-        groups: dict[str, list[str]] = {}
-        for d in wide.columns:
-            groups.setdefault(main[d], []).append(d)
-        for m, ds in groups.items():
-            arrow = " ↓" if MEASURES[m].direction == "lower" else " ↑"
-            cols.append((f"{m}{arrow}\nmean of {len(ds)} sets", wide[ds].mean(axis=1)))
+        for m in dict.fromkeys(t.measures):
+            rows = [i for i, x in enumerate(t.measures) if x == m]
+            cols.append((f"{m} {'↓' if lower_is_better(m) else '↑'}\nmean of {len(rows)} sets",
+                         t.raw[rows].mean(axis=0)))
     for title, _ in cols:
-        table.add_column(title, justify="right")
-    for key in list(order)[:max_rows]:
-        vals = [c.get(key) for _, c in cols]
-        table.add_row(key[0], key[1], f"{avg_rank[key]:.2f}",
-                      *["–" if v is None or v != v else f"{v:.4g}" for v in vals])
+        table.add_column(title, justify="right", overflow="fold")
+    for i in order[:max_rows]:
+        table.add_row(t.methods[i], fmt.rank(avg[i]), *[fmt.value(c[i]) for _, c in cols])
+    notes = []
     if len(order) > max_rows:
-        table.caption = f"{len(order) - max_rows} more rankings: frcli results export {directory}"
+        notes.append(f"{len(order) - max_rows} more rankings: frcli stats {directory}")
+    notes += dropped
+    if notes:
+        table.caption = "; ".join(notes)
     return table
