@@ -95,6 +95,38 @@ def _labelled_rows(task: Task, train_idx: np.ndarray) -> np.ndarray:
     return S.thin_labels(train_idx, [task.labeled], seed)[task.labeled]
 
 
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this process when ``parent`` (the client) ends, however it
+    ends (``kill``, SIGKILL, a crash), instead of living on reparented to init.
+
+    Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, the kernel's own notice (sent when the thread
+    that spawned us exits: the pool spawns from the client's main thread). Everywhere, as a
+    second line: a daemon thread that polls the parent pid once a second. The pool's
+    resource tracker then sees its pipe close (the parent and every worker held it) and ends
+    too."""
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)      # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):      # pragma: no cover - no prctl: the thread does
+            pass
+    if os.getppid() != parent:                 # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="frcli-parent-watch", daemon=True).start()
+
+
 def run_task(task: Task, threads: int = 1) -> dict[str, Any]:
     """Rank and evaluate one task with ``threads`` engine/BLAS threads; returns plain data
     (never raises)."""
@@ -237,7 +269,8 @@ def _iter_local(tasks: list[Task], jobs: int, threads: int) -> Iterator[tuple[Ta
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
+                             initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         futs = {pool.submit(run_task, t, threads): t for t in tasks}
         try:
             for f in as_completed(futs):
@@ -300,7 +333,7 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
     warn_once(str(w.message) for w in caught)
     outdir = cfg.output_dir(output)
     t_start = time.perf_counter()
-    with Store(outdir) as store:
+    with Store(outdir, replace_damaged=force) as store:
         if not force:
             bad = _conflicts(store, cfg, plan)
             if bad:
@@ -411,21 +444,18 @@ def summary_table(directory: str | Path, max_rows: int = 30, max_datasets: int =
     """Per ranking: average rank over data sets (main measure of each data set's task, mean
     over splits and labeled sizes; 1 = best) and the mean main measure per data set (a few
     sets) or per task (many sets). A rich Table."""
-    import sqlite3
-
     import pandas as pd
     from rich.table import Table
 
     from frcli.evaluate.measures import MEASURES
-    from frcli.experiment.store import DB_NAME, tidy_frame
+    from frcli.experiment.store import tidy_frame
 
     df = tidy_frame(directory)
     table = Table(title=f"summary ({directory})")
     if df.empty:
         return table
-    con = sqlite3.connect(str(Path(directory) / DB_NAME))
-    tasks = dict(con.execute("SELECT dataset, task FROM datasets").fetchall())
-    con.close()
+    with Store(directory, create=False) as st:
+        tasks = dict(st.conn.execute("SELECT dataset, task FROM datasets").fetchall())
     main = {}
     for ds in dict.fromkeys(df["dataset"]):
         have = set(df.loc[df["dataset"] == ds, "measure"])
