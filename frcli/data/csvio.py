@@ -21,6 +21,9 @@ from frcli.data.arff import NOMINAL, NUMERIC, ArffAttribute, ArffTable
 from frcli.errors import DataError, UserError, option
 
 MISSING = ("", "?", "nan", "NaN", "NA")
+# longest field accepted (csv's default is 131,072 characters): long nominal values and
+# identifiers read fine; past this, a field is an unclosed quote swallowing the file
+FIELD_LIMIT = 1 << 24
 
 
 def _delimiter(path: Path, first_line: str) -> str:
@@ -54,7 +57,16 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
     if not lines or not lines[0].strip():
         raise DataError("empty file (a header row is required)", str(p), 1)
     delim = _delimiter(p, lines[0])
+    csv.field_size_limit(FIELD_LIMIT)
     reader = csv.reader(lines, delimiter=delim)
+    try:
+        return _parse(p, reader, nominal)
+    except csv.Error as e:      # a field over the limit (an unclosed quote?), a bad quote
+        raise DataError(f"malformed CSV: {e} (an unclosed quote?)", str(p),
+                        reader.line_num or 1) from None
+
+
+def _parse(p: Path, reader, nominal: Sequence[str] | None) -> ArffTable:
     header = [h.strip() for h in next(reader)]
     if any(h == "" for h in header):
         raise DataError(f"empty column name in the header (column {header.index('') + 1})",

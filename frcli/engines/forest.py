@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import warnings
 
 import math
 from dataclasses import dataclass, field
@@ -213,7 +214,8 @@ def clustering_spec(ds: Dataset, *, w: float | None = None, w0: float = 0.75,
         Ck = np.zeros((1, b.K))
     else:
         mode = MODE_MISSING if has_nan else MODE_COMPLETE
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # an all-? column: offset 0
             offset = np.where(np.isnan(C).all(axis=0), 0.0, np.nanmean(C, axis=0))
         offset = np.nan_to_num(offset)
         zero_one = np.all(np.isnan(C) | (C == 0.0) | (C == 1.0), axis=0)
@@ -528,6 +530,12 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     meta: dict[str, Any] = {}
     # unlabeled rows make the forest semi-supervised only when that was asked for
     dataset = dataset.supervised_view(f"the {ensemble} ensemble")
+    if dataset.n_examples == 0 or (dataset.task != "unsupervised" and
+                                   not bool(np.any(dataset.labeled))):
+        from frcli.errors import DataError
+
+        raise DataError("no row with a known target to grow trees on",
+                        dataset.source or dataset.name)
     ssl = dataset.task != "unsupervised" and not bool(np.all(dataset.labeled))
     wv: float | None = None
     if ssl:
@@ -580,7 +588,7 @@ def _cache_key(dataset: Dataset, *parts: Any) -> str:
         if arr is not None:
             a = np.ascontiguousarray(arr)
             h.update(f"{a.dtype}{a.shape}".encode())
-            h.update(memoryview(a).cast("B"))
+            h.update(memoryview(a.reshape(-1)).cast("B"))   # 1-D: empty arrays cast too
     h.update(repr((dataset.task, dataset.semi_supervised,
                    [(a.kind, a.categories) for a in dataset.features],
                    [(a.kind, a.categories) for a in dataset.targets],

@@ -396,7 +396,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     n_el = eligible.size
     counts = [iteration_count(v, n_el) for v in iterations]
     if n_el == 0:
-        raise ConfigError("no examples to sample (every target is unknown)")
+        raise DataError("no examples to sample: every target is unknown",
+                        dataset.source or dataset.name)
     m = max(counts)
     perm = np.random.default_rng(seed).permutation(eligible)
     rows = np.ascontiguousarray(perm[:m], dtype=np.int32)

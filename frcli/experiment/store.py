@@ -411,7 +411,7 @@ class Store:
         with self._tx():
             self.conn.execute("DELETE FROM current")
             self.conn.executemany("INSERT OR IGNORE INTO current VALUES (?, ?, ?, ?, ?)",
-                                  list(keys))
+                                  keys)          # streamed: a large plan is never a list
 
     @_guarded
     def tidy(self, all_runs: bool = False) -> list[tuple]:

@@ -136,6 +136,37 @@ class Param:
         return v
 
 
+MAX_SEED = 2**63 - 1        # seeds are stored as SQLite integers
+MAX_JOBS = 256              # engine threads
+MAX_GRID = 10_000           # parameter combinations of one call
+
+
+def check_run_options(seed: Any, jobs: Any) -> None:
+    """``seed`` and ``jobs`` are integers in their bounds (a negative seed used to reach
+    numpy's ``SeedSequence`` as a bare ValueError)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or \
+            not 0 <= int(seed) <= MAX_SEED:
+        raise ConfigError(f"bad seed {seed!r}: expected an integer in 0..2**63-1")
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or \
+            not 1 <= int(jobs) <= MAX_JOBS:
+        raise ConfigError(f"bad jobs {jobs!r}: expected an integer in 1..{MAX_JOBS}")
+
+
+def require_labels(dataset: Dataset, method: str, *, ssl_ok: bool = False) -> None:
+    """A supervised ranking needs rows with a known target: none at all (a target column
+    that is all ``?``) is a ``DataError`` naming the data, not zeros and a numpy warning.
+    ``ssl_ok``: a semi-supervised data set may have none (SSL-Relief then is URelief)."""
+    from frcli.errors import DataError
+
+    if dataset.task == "unsupervised" or dataset.Y is None or dataset.labeled is None:
+        return
+    if dataset.n_examples and not bool(np.any(dataset.labeled)) and not (
+            ssl_ok and dataset.semi_supervised):
+        raise DataError(f"no row has a known target (task {dataset.task}): method "
+                        f"'{method}' has nothing to learn from; choose other targets, or "
+                        f"rank with --task unsupervised", dataset.source or dataset.name)
+
+
 class Ranker:
     """Base class of every ranker. Subclasses set ``name``-independent metadata and ``_rank``.
 
@@ -171,6 +202,10 @@ class Ranker:
             out[key] = [spec[key].value(v) for v in values]
         for name, p in spec.items():
             out.setdefault(name, [p.default])
+        combos = math.prod(len(v) for v in out.values())
+        if combos > MAX_GRID:
+            raise ConfigError(f"the parameter lists make {combos:,} combinations; at most "
+                              f"{MAX_GRID:,} in one ranker entry")
         return out
 
     def check_task(self, dataset: Dataset) -> None:
@@ -207,6 +242,7 @@ class Ranker:
     def rank(self, dataset: Dataset, params: Mapping[str, Any] | None = None, *,
              seed: int = 0, jobs: int = 1) -> list[Ranking]:
         """One Ranking per combination of the (possibly list-valued) parameters."""
+        check_run_options(seed, jobs)
         grid = self.validate(dataset, params)
         outer = [k for k in grid if k not in self.grid_params]
         results: list[Ranking] = []
