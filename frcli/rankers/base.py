@@ -167,6 +167,53 @@ def require_labels(dataset: Dataset, method: str, *, ssl_ok: bool = False) -> No
                         f"rank with --task unsupervised", dataset.source or dataset.name)
 
 
+MIN_ROWS = 5    # fewer rows (with a known target) than this: no ranking means much
+
+
+def degenerate_reason(dataset: Dataset, rankings: list[Ranking]) -> str | None:
+    """Why the rankings say nothing, or None: too few rows, every feature constant (identical
+    rows included), constant targets, or every feature given the same importance (issue 9:
+    these used to pass as all-zero, or all-1.0, rankings without a word)."""
+    rows = dataset.labeled if (dataset.labeled is not None and dataset.task != "unsupervised"
+                               and not dataset.semi_supervised) else None
+    X = dataset.X if rows is None else dataset.X[rows]
+    n = X.shape[0]
+    F = X.shape[1]
+    equal = [r for r in rankings if F >= 2 and np.ptp(np.nan_to_num(r.importances)) == 0.0]
+    reasons = []
+    if n < MIN_ROWS:
+        reasons.append(f"only {n} row(s)" + (" with a known target" if rows is not None
+                                            else ""))
+    spread = _spread(X) if n else np.zeros(F)
+    if n and F and not np.any(spread > 0):
+        reasons.append("every feature is constant (or unknown) in these rows")
+    if dataset.Y is not None and dataset.task != "unsupervised" and n:
+        Y = np.asarray(dataset.Y if rows is None else dataset.Y[rows], dtype=np.float64)
+        if not np.any(_spread(Y) > 0):
+            reasons.append("the targets are constant")
+        elif any(r.meta.get("constant_targets") for r in rankings):
+            reasons.append("every sampled example and its neighbours have the same target")
+    if not reasons and not equal:
+        return None
+    if equal:
+        v = float(np.nan_to_num(equal[0].importances)[0])
+        tail = f"every feature got importance {v:g}"
+        if not reasons:
+            reasons.append("no feature separated the examples")
+        return f"{'; '.join(reasons)}: {tail}"
+    return "; ".join(reasons) + ": the importances carry little information"
+
+
+def _spread(A: np.ndarray) -> np.ndarray:
+    """max - min of every column over its known values (NaN for an all-unknown column),
+    without numpy's all-NaN warnings."""
+    import warnings
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmax(A, axis=0) - np.nanmin(A, axis=0)
+
+
 class Ranker:
     """Base class of every ranker. Subclasses set ``name``-independent metadata and ``_rank``.
 
@@ -178,6 +225,9 @@ class Ranker:
     params: ClassVar[tuple[Param, ...]] = ()
     grid_params: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
+    # rankings that learn from the data: equal importances mean they learned nothing, which
+    # ``rank`` reports (``degenerate_reason``); the baselines that ignore the data say False
+    learns: ClassVar[bool] = True
 
     def __init__(self, method: str):
         self.method = method
@@ -250,6 +300,13 @@ class Ranker:
             fixed = dict(zip(outer, combo))
             inner = {k: grid[k] for k in self.grid_params}
             results.extend(self.rank_grid(dataset, fixed, inner, seed=seed, jobs=jobs))
+        if self.learns:
+            why = degenerate_reason(dataset, results)
+            if why:
+                import warnings
+
+                warnings.warn(f"{dataset.source or dataset.name}: degenerate ranking by "
+                              f"'{self.method}': {why}", stacklevel=2)
         return results
 
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],

@@ -14,6 +14,7 @@ influences or per-target output without targets).
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -139,13 +140,17 @@ class ReliefRanker(Ranker):
         per_str = self.per_str
         dist = fixed["distance"]      # checked by validate
         t0 = time.perf_counter()
-        results = relief(
-            dataset, grid["iterations"], grid["neighbours"], grid["sigma"],
-            distance=None if dist == "default" else dist, w0=fixed["w0"],
-            weight_aggregate=fixed["weights"],
-            per_target=per_str or fixed["per_target"],
-            nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
-            influence=(fixed["influence_far"], fixed["influence_near"]), seed=seed, jobs=jobs)
+        with warnings.catch_warnings():
+            # constant targets: said once, with the reason, by Ranker.rank (degenerate_reason)
+            warnings.filterwarnings("ignore", message=".*same target value")
+            results = relief(
+                dataset, grid["iterations"], grid["neighbours"], grid["sigma"],
+                distance=None if dist == "default" else dist, w0=fixed["w0"],
+                weight_aggregate=fixed["weights"],
+                per_target=per_str or fixed["per_target"],
+                nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
+                influence=(fixed["influence_far"], fixed["influence_near"]), seed=seed,
+                jobs=jobs)
         elapsed = time.perf_counter() - t0
         out = []
         for r in results:
