@@ -116,6 +116,8 @@ def parse_targets(spec, names: Sequence[str], *, where: str = "") -> list[int]:
             lo, hi = int(m.group(1)), int(m.group(2))
             if lo > hi:
                 raise UserError(f"targets range {tok!r} is empty (first > last)")
+            if hi > A:               # checked before the range is listed (1-99999999999)
+                raise UserError(f"target index {hi} out of range 1..{A}{where}")
             ks = list(range(lo, hi + 1))
         elif tok.strip().isdigit():
             ks = [int(tok)]
