@@ -88,8 +88,8 @@ def main(argv=None) -> int:
             f"the {n_files} rankings in {best:.2f} s wall ({cpu:.2f} s CPU, one thread); CLUS "
             f"2.12.8 (RF100, the same three rankings) {clus_s:.1f} s wall ({source}): "
             f"**ratio {ratio:.2f}** (goal <= 0.20; CPU time over CLUS's wall time "
-            f"{cpu / clus_s:.2f}: on an idle machine a one-thread command's wall time approaches its "
-            f"CPU time).")
+            f"{cpu / clus_s:.2f}: on an idle machine a one-thread command's wall time "
+            f"approaches its CPU time).")
     print(text)
     if not a.no_write:
         write_section("## Three rankings from one forest (vs CLUS)", text)
