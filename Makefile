@@ -22,6 +22,14 @@ test-all:
 bench:
 	$(PYTHON) bench/run_all.py
 
+# ReliefE vs the authors' package and skrebate (docs/benchmarks.md "## ReliefE" and its
+# figure). reliefe pins scipy 1.6 / scikit-learn 0.24, so it goes in without its dependencies
+# (numba and umap-learn come with frcli). Run it on a quiet machine.
+bench-reliefe:
+	$(PYTHON) -m pip install -q skrebate liac-arff
+	$(PYTHON) -m pip install -q --no-deps reliefe
+	nice -n 10 $(PYTHON) bench/bench_reliefe.py --repeat 3
+
 # Every generated section of docs/reproduction.md (resumable; see reproduce/README.md).
 JOBS ?= 2
 reproduce:

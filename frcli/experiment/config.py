@@ -24,9 +24,11 @@ TOP_KEYS = ("name", "description", "output", "datasets", "protocol", "rankers", 
 DATASET_KEYS = ("name", "path", "test", "labels", "task", "targets", "hierarchy", "drop",
                 "nominal", "semi_supervised")
 PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify")
-PROTOCOLS = ("holdout", "cv", "given")
+PROTOCOLS = ("holdout", "cv", "given", "repeated-cv")
 RANKER_KEYS = ("method", "params", "labeled_only")
-EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train")
+EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train",
+             "kind", "learner", "scale")
+EVAL_KINDS = ("knn", "topf")
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,10 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class ProtocolSpec:
-    """How each data set is split: repeated hold-out, k-fold CV or the given train/test files;
-    ``labeled`` adds nested label thinning of every training part (semi-supervised)."""
+    """How each data set is split: repeated hold-out, k-fold CV, ``repeats`` x k-fold CV
+    (``repeated-cv``: split s is fold s % folds of repetition s // folds; stratified by class,
+    or by iterative stratification for mlc) or the given train/test files; ``labeled`` adds
+    nested label thinning of every training part (semi-supervised)."""
 
     type: str = "holdout"
     repeats: int = 10
@@ -102,7 +106,8 @@ class ProtocolSpec:
 
     @property
     def n_splits(self) -> int:
-        return {"holdout": self.repeats, "cv": self.folds, "given": 1}[self.type]
+        return {"holdout": self.repeats, "cv": self.folds, "given": 1,
+                "repeated-cv": self.repeats * self.folds}[self.type]
 
     def definition(self) -> dict[str, Any]:
         """What a single split depends on: hold-out repeat r does not depend on the number of
@@ -110,7 +115,7 @@ class ProtocolSpec:
         d = {"type": self.type, "seed": self.seed}
         if self.type == "holdout":
             d.update(test_fraction=self.test_fraction)
-        elif self.type == "cv":
+        elif self.type in ("cv", "repeated-cv"):   # (repetition r does not depend on repeats)
             d.update(folds=self.folds, stratify=self.stratify)
         return d
 
@@ -267,6 +272,9 @@ def _protocol(d: Any, src: str) -> ProtocolSpec:
     if not isinstance(labeled, list) or not all(isinstance(x, int) and not isinstance(x, bool)
                                                 and x >= 1 for x in labeled):
         raise ConfigError(f"{src}: protocol.labeled: expected a list of positive integers")
+    if typ == "repeated-cv" and labeled:
+        raise ConfigError(f"{src}: protocol.labeled is not available with type repeated-cv "
+                          "(use cv or holdout)")
     return ProtocolSpec(
         type=typ,
         repeats=_typed(d, "repeats", int, src, "protocol", 10, pos, "an integer >= 1"),
@@ -336,12 +344,32 @@ def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
     if knn_train not in ("full", "labeled"):
         raise choices_error(f"kNN training rows in {src}: {w}.knn_train", knn_train,
                             ("full", "labeled"))
+    kind = d.get("kind", "knn")
+    if kind not in EVAL_KINDS:
+        raise choices_error(f"evaluation kind in {src}: {w}.kind", kind, EVAL_KINDS)
+    from frcli.evaluate.topf import LEARNERS, SCALES
+
+    learner = d.get("learner", "auto")
+    scale = d.get("scale", "minmax")
+    if kind != "topf":
+        for key in ("learner", "scale"):
+            if key in d:
+                raise ConfigError(f"{src}: {w}.{key} applies to kind: topf only")
+    elif learner not in LEARNERS:
+        raise choices_error(f"learner in {src}: {w}.learner", learner, LEARNERS)
+    elif scale not in SCALES:
+        raise choices_error(f"scale in {src}: {w}.scale", scale, SCALES)
+    if kind == "topf":
+        for key in ("knn", "measures", "weighted", "top", "variance", "pr"):
+            if key in d:
+                raise ConfigError(f"{src}: {w}.{key} is a kNN setting; kind: topf uses "
+                                  "learner, curve and scale")
     spec = EvalSpec(
         knn=_typed(d, "knn", int, src, w, 5, lambda v: v >= 1, "an integer >= 1"),
         measures=measures or None,
         weighted=_typed(d, "weighted", bool, src, w, True),
         top=_typed(d, "top", int, src, w, None, lambda v: v >= 1, "an integer >= 1"),
-        variance=variance, pr=pr, curve=curve)
+        variance=variance, pr=pr, curve=curve, kind=kind, learner=learner, scale=scale)
     return spec, knn_train
 
 
@@ -381,6 +409,9 @@ def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
         task = ds.task_name()
         if task is None:
             continue
+        if evaluation.kind == "topf" and task not in ("classification", "mlc"):
+            raise ConfigError(f"{src}: evaluation kind topf is for classification and mlc; "
+                              f"{ds.name!r} is {task}")
         if evaluation.measures:
             bad = [m for m in evaluation.measures if m not in default_measures(task)]
             if len(bad) == len(evaluation.measures):

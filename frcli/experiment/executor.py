@@ -90,6 +90,15 @@ def _splits(ds: DatasetSpec, protocol: ProtocolSpec):
     if protocol.type == "holdout":
         return S.holdout_splits(n, protocol.test_fraction, protocol.repeats, protocol.seed)
     y = data.Y[:, 0] if data.task == "classification" and protocol.stratify else None
+    if protocol.type == "repeated-cv":
+        out = []
+        for r in range(protocol.repeats):
+            if data.task == "mlc" and protocol.stratify:
+                folds = S.iterative_stratification(data.Y, protocol.folds, protocol.seed, r)
+            else:
+                folds = S.kfold_assign(n, protocol.folds, protocol.seed, y, repeat=r)
+            out.extend(S.folds_to_splits(folds))
+        return out
     return S.kfold_splits(n, protocol.folds, protocol.seed, y)
 
 
