@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from frcli.commands import datasets, experiment, rank, results, stats, tree
+from frcli.commands import datasets, experiment, rank, report, results, stats, tree
 
 app = typer.Typer(
     name="frcli",
@@ -26,6 +26,7 @@ datasets.register(app)
 experiment.register(app)
 results.register(app)
 stats.register(app)
+report.register(app)
 tree.register(app)
 
 

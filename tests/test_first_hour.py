@@ -68,6 +68,11 @@ def test_misspelled_method_gets_did_you_mean(capsys, given, meant):
     assert f"did you mean {meant}" in line
 
 
+def test_misspelled_parameter_gets_did_you_mean(capsys):
+    line = _err_line(capsys, main(["rank", "synth-mtr", "-m", "relief", "-p", "neighbors=5"]))
+    assert "did you mean 'neighbours'" in line
+
+
 def test_catalog_name_accepts_overrides(capsys):
     assert main(["rank", "synth-mtr", "--targets", "last:1", "--method", "relief",
                  "--format", "json"]) == 0

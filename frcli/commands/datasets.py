@@ -164,13 +164,11 @@ def info_cmd(
                               "(use --targets or --labels)")
             extra = {}
         else:
-            if any(v is not None for v in (targets, labels, hierarchy, task, nominal)):
-                from frcli.errors import UserError
-
-                raise UserError("--targets/--labels/--hierarchy/--task/--nominal apply to a "
-                                "file, not to a catalog name (the catalog fixes them)")
-            entry = C.get(data)
-            ds, splits = C.load_with_splits(data, semi_supervised=True)
+            entry = C.get(data)   # the options override the catalog entry's choices
+            ds, splits = C.load_with_splits(
+                data, semi_supervised=True, targets=targets,
+                labels=str(labels) if labels else None, hierarchy=hierarchy, task=task,
+                nominal=[s.strip() for s in nominal.split(",")] if nominal else None)
             extra = {"split": entry.split.get("kind")}
             if entry.split.get("kind") == "given":
                 extra.update(train=len(splits[0][0]), test=len(splits[0][1]))

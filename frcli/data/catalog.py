@@ -204,19 +204,21 @@ def load(name: str, part: str = "all", *, semi_supervised: bool = False, **overr
     return ds
 
 
-def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False):
+def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False,
+                     **overrides):
     """(Dataset with every row, list of (train, test) index arrays) as the entry prescribes:
-    the fixed train/test files, repeated hold-out or k-fold CV."""
+    the fixed train/test files, repeated hold-out or k-fold CV (``overrides`` as in
+    ``load``)."""
     from frcli.data import splits as S
 
     entry = get(name)
     semi_supervised = semi_supervised or entry.semi_supervised
     kind = entry.split.get("kind", "none")
     if kind == "given":
-        tr = load(name, "train", semi_supervised=semi_supervised)
-        te = load(name, "test", semi_supervised=semi_supervised)
+        tr = load(name, "train", semi_supervised=semi_supervised, **overrides)
+        te = load(name, "test", semi_supervised=semi_supervised, **overrides)
         return S.concat(tr, te, name=name), S.given_split(tr.n_examples, te.n_examples)
-    ds = load(name, semi_supervised=semi_supervised)
+    ds = load(name, semi_supervised=semi_supervised, **overrides)
     if kind == "holdout":
         sp = S.holdout_splits(ds.n_examples, float(entry.split.get("test_size", 1 / 3)),
                               int(entry.split.get("repeats", 10)), seed)

@@ -162,9 +162,12 @@ class Ranker:
         out: dict[str, list[Any]] = {}
         for key, value in raw.items():
             if key not in spec:
+                from frcli.errors import did_you_mean
+
                 allowed = ", ".join(sorted(spec)) or "(none)"
                 raise ConfigError(
-                    f"unknown parameter '{key}' for method '{self.method}'; allowed: {allowed}")
+                    f"unknown parameter '{key}' for method '{self.method}'"
+                    f"{did_you_mean(key, spec)}; allowed: {allowed}")
             values = value if isinstance(value, (list, tuple)) else [value]
             if not values:
                 raise ConfigError(f"parameter '{key}' has an empty list of values")
