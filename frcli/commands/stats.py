@@ -1,8 +1,10 @@
 """``frcli stats``: Friedman/Iman–Davenport, Nemenyi, Bonferroni–Dunn, Wilcoxon+BH over data sets.
 
-Only option parsing and rendering live here; the statistics are in ``frcli.stats.tests``, the
-tables in ``frcli.stats.table`` and the figures in ``frcli.stats.cd_diagram``/``plots``. Heavy
-imports stay inside the command so ``frcli --help`` starts fast.
+Only option parsing and rendering live here; the analyses are in ``frcli.stats.analysis``
+(shared with the experiment summary and ``frcli report``), the statistics in
+``frcli.stats.tests``, the tables in ``frcli.stats.table`` and the figures in
+``frcli.stats.cd_diagram``/``plots``. Heavy imports stay inside the command so
+``frcli --help`` starts fast.
 """
 from __future__ import annotations
 
