@@ -50,7 +50,7 @@ def test_grid_of_every_fold_equals_plain_runs(task):
     K_ = _kernels()
     prep = _prepare(ds, "auto")
     rows = np.random.default_rng(3).permutation(ds.n_examples)
-    search = kernel_search(K_, prep, 1)
+    search = kernel_search(K_, prep, 1, ds)
     nbrs = search(rows, np.zeros(ds.n_examples, np.int32), 1, 30)
     lab = np.flatnonzero(ds.labeled)
     masks = [ds.labeled & ~np.isin(np.arange(ds.n_examples), lab[f::3]) for f in range(3)]
@@ -72,11 +72,11 @@ def test_shared_search_answers_exactly_as_the_kernel():
     ds = Dataset("t", X, [Attribute(f"f{i}", "numeric") for i in range(5)], "unsupervised")
     K_ = _kernels()
     prep = _prepare(ds, "auto")
-    plain = kernel_search(K_, prep, 1)
+    plain = kernel_search(K_, prep, 1, ds)
     fold = rng.integers(0, 4, n)
     cls = rng.integers(0, 2, n)
     labeled = rng.random(n) < 0.6
-    shared = RT.SharedSearch(K_, prep, 1)
+    shared = RT.SharedSearch(K_, prep, 1, ds)
     shared.add(np.arange(n), np.zeros(n, np.int32), 1, 12)
     shared.add(np.arange(n), np.where(labeled, fold * 2 + cls, -1), 8, 12)
     rows = rng.permutation(n)[:70].astype(np.int32)

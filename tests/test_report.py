@@ -132,3 +132,13 @@ def test_report_renders_in_a_headless_browser(report, tmp_path):
     # the best value of each measure is highlighted (the CSS applied)
     best = (np.abs(im.astype(int) - [0xE3, 0xF4, 0xE8]).max(axis=2) <= 2).sum()
     assert best > 500
+
+
+def test_report_says_why_there_are_no_tests(tmp_path):
+    cfg = tmp_path / "one.yaml"
+    cfg.write_text(f"name: one\noutput: {tmp_path}\ndatasets: [synth-mtr]\n"
+                   "protocol: {type: holdout, repeats: 2}\nrankers: [uniform, random]\n")
+    assert main(["experiment", str(cfg)]) == 0
+    assert main(["report", str(tmp_path / "one")]) == 0
+    text = (tmp_path / "one" / "report.html").read_text(encoding="utf-8")
+    assert "No tests:" in text and "at least 2 data sets" in text and "synth-mtr" in text

@@ -1,11 +1,12 @@
 """`frcli datasets`: list the catalog, describe a data file or set, fetch, make synthetic sets."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 import typer
+
+from frcli.jsonio import dumps
 
 datasets_app = typer.Typer(
     help="Data sets: the catalog (list), a file's summary (info), downloads (fetch) and the "
@@ -52,7 +53,7 @@ def list_cmd(
                       "hierarchy": e.hierarchy, "split": e.split.get("kind"),
                       "available": e.available(roots), "source": e.source})
     if as_json:
-        typer.echo(json.dumps(items, indent=1))
+        typer.echo(dumps(items, indent=1))
         return
     rows = [[i["name"], i["group"], i["task"] + (f" ({i['hierarchy']})" if i["hierarchy"] else ""),
              "" if i["examples"] in (None, (None, None)) else i["examples"],
@@ -206,7 +207,7 @@ def info_cmd(
     notes = sorted({str(w.message) for w in caught})
     if as_json:
         info["warnings"] = notes
-        typer.echo(json.dumps(info, indent=1))
+        typer.echo(dumps(info, indent=1))
         return
     _print_info(info)
     for n in notes:

@@ -1,8 +1,10 @@
 """``frcli stats``: Friedman/Iman–Davenport, Nemenyi, Bonferroni–Dunn, Wilcoxon+BH over data sets.
 
-Only option parsing and rendering live here; the statistics are in ``frcli.stats.tests``, the
-tables in ``frcli.stats.table`` and the figures in ``frcli.stats.cd_diagram``/``plots``. Heavy
-imports stay inside the command so ``frcli --help`` starts fast.
+Only option parsing and rendering live here; the analyses are in ``frcli.stats.analysis``
+(shared with the experiment summary and ``frcli report``), the statistics in
+``frcli.stats.tests``, the tables in ``frcli.stats.table`` and the figures in
+``frcli.stats.cd_diagram``/``plots``. Heavy imports stay inside the command so
+``frcli --help`` starts fast.
 """
 from __future__ import annotations
 
@@ -94,8 +96,9 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
         round_spec="none", alpha=0.05, control=None, correction="bh", lower=None, plot=None,
         x=None, y=None, output=None, as_json=False, bayes=None, rope=0.05, runs=None) -> list:
     """The command's body (also usable from Python); returns the Comparisons."""
-    import json
     import sys
+
+    from frcli.jsonio import dumps
 
     from frcli.errors import ConfigError, choices_error
     from frcli.stats.tests import CORRECTIONS
@@ -172,7 +175,7 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
             obj["files"] = files
         if warnings:
             obj["warnings"] = warnings
-        sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+        sys.stdout.write(dumps(obj, indent=2) + "\n")
     else:
         for w in warnings:
             typer.echo(f"warning: {w}", err=True)
@@ -267,8 +270,6 @@ def _pairs_frame(c):
 
 def _write_tables(c, stem: Path) -> list[str]:
     """Ranks and pairwise decisions as CSV; a summary as Markdown and LaTeX."""
-    import json
-
     import pandas as pd
 
     from frcli import display as fmt
@@ -305,7 +306,9 @@ def _write_tables(c, stem: Path) -> list[str]:
           rf"\multicolumn{{3}}{{l}}{{Iman--Davenport $p = {fmt.p_value(fr.f_p)}$, "
           rf"CD $= {fmt.cd(c.nemenyi_cd)}$}} \\", r"\hline", r"\end{tabular}"]
     Path(f"{stem}.tex").write_text("\n".join(t) + "\n", encoding="utf-8")
-    Path(f"{stem}.json").write_text(json.dumps(c.to_dict(), indent=2) + "\n", encoding="utf-8")
+    from frcli.jsonio import dumps
+
+    Path(f"{stem}.json").write_text(dumps(c.to_dict(), indent=2) + "\n", encoding="utf-8")
     return files + [f"{stem}.md", f"{stem}.tex", f"{stem}.json"]
 
 

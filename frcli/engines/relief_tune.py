@@ -92,8 +92,8 @@ class SharedSearch:
     row), the kernel's tie rule.
     """
 
-    def __init__(self, K_, prep, jobs: int):
-        self.search = kernel_search(K_, prep, jobs)
+    def __init__(self, K_, prep, jobs: int, dataset):
+        self.search = kernel_search(K_, prep, jobs, dataset)
         self.layers: list[dict[str, Any]] = []
 
     def add(self, rows: np.ndarray, base: np.ndarray, n_base: int, K: int) -> None:
@@ -215,7 +215,7 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
         return final(point, k), Tuning(point, k, {}, folds, knn, skipped=why)
 
     prep = _prepare(dataset, sparse)
-    fmeta, Xc, _ = prep
+    fmeta, Xc, _, _ = prep
     kmax = max(neighbours)
     from frcli.data.splits import kfold_assign
 
@@ -233,7 +233,7 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
     # per fold (for the influences); supervised rows over the labeled rows by (fold, class),
     # in the labeled part with its own ranges (the same for every fold: a held-out row's
     # feature values are no label information)
-    shared = SharedSearch(K_, prep, jobs)
+    shared = SharedSearch(K_, prep, jobs, ds)
     ssl_rows = sample(np.arange(n)) if ssl_points else np.zeros(0, dtype=np.int64)
     if ssl_points:
         shared.add(ssl_rows, np.zeros(n, dtype=np.int32), 1, kmax)
@@ -248,7 +248,7 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
     else:
         n_cls, cls = 1, np.zeros(nl, dtype=np.int64)
     prep_lab = prep if ds_lab is ds else _prepare(ds_lab, sparse)
-    shared_lab = SharedSearch(K_, prep_lab, jobs)
+    shared_lab = SharedSearch(K_, prep_lab, jobs, ds_lab)
     sup_rows = np.concatenate([sample(np.arange(nl))]
                               + [sample(np.flatnonzero(fold_lab != f)) for f in range(folds)])
     shared_lab.add(sup_rows, fold_lab * n_cls + cls, folds * n_cls, kmax)

@@ -22,7 +22,8 @@ import numpy as np
 
 from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError
-from frcli.rankers.base import Param, Ranker, Ranking, parse_bool, parse_float, parse_int
+from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
+                                parse_int, require_labels)
 
 
 @contextlib.contextmanager
@@ -139,13 +140,17 @@ def _parse_w(v: Any) -> float | str:
     return x
 
 
+MAX_TREES = 100_000     # a sanity bound (the papers grow 100 to 1000); memory is checked too
+
+
 class EnsembleRanker(Ranker):
     """Symbolic / Genie3 / Random Forest scores of bagging, random forests or extra trees."""
 
     tasks = TASKS
     description = "PCT-ensemble scores: Symbolic, Genie3, Random Forest (permutation)"
     params = (
-        Param("trees", parse_int, 100, "number of trees", lambda v: v >= 1, "must be >= 1"),
+        Param("trees", parse_int, 100, "number of trees", lambda v: 1 <= v <= MAX_TREES,
+              f"must be in 1..{MAX_TREES}"),
         Param("max_features", _parse_max_features, "default",
               "features tried per node: sqrt (⌈√F⌉), log2, all, an int or a fraction; "
               "default: see the per-task defaults"),
@@ -161,6 +166,14 @@ class EnsembleRanker(Ranker):
               "(internal 4-fold CV over 0, 0.1, ..., 1)"),
         Param("w0", parse_float, 0.75, "hmlc label-weight base w(l) = w0 * agg(parents)",
               lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
+        Param("ties", parse_choice("first", "random"), "first",
+              "tests that split a node equally well (within 1e-6): 'first' = the feature "
+              "first in the data (CLUS), 'random' = a random one (column order then does "
+              "not matter)"),
+        Param("genie3_scale", parse_choice("normalised", "raw"), "normalised",
+              "overall Genie3: 'normalised' = sum of h* (the papers), 'raw' = mean over "
+              "targets of each target's variance reduction in its units (CLUS's .fimp "
+              "overall column)"),
     )
 
     def __init__(self, method: str):
@@ -171,9 +184,10 @@ class EnsembleRanker(Ranker):
         self.ensemble = parts[1] if len(parts) > 1 and parts[1] != "str" else None
         self.str_variant = parts[-1] == "str"
         # each method declares only what it uses: symbolic_weight means nothing to Genie3 or
-        # the RF score, and -str needs targets
-        if self.score != "symbolic":
-            self.params = tuple(p for p in type(self).params if p.name != "symbolic_weight")
+        # the RF score, genie3_scale nothing to the others, and -str needs targets
+        own = {"symbolic": "symbolic_weight", "genie3": "genie3_scale"}
+        self.params = tuple(p for p in type(self).params
+                            if p.name not in own.values() or own.get(self.score) == p.name)
         if self.str_variant:
             self.tasks = tuple(t for t in TASKS if t != "unsupervised")
 
@@ -208,6 +222,7 @@ class EnsembleRanker(Ranker):
             raise ConfigError(f"method '{self.method}' needs targets; task 'unsupervised' "
                               "has none (use the method without -str)")
         grid = super().validate(dataset, params_grid)
+        require_labels(dataset, self.method)
         if dataset.task != "hmlc" and self.explicit(params_grid, grid, "w0"):
             raise ConfigError(f"parameter 'w0' applies to hmlc data only (task is "
                               f"{dataset.task}); leave it out")
@@ -220,7 +235,23 @@ class EnsembleRanker(Ranker):
                     raise ConfigError(
                         f"method '{self.method}' needs out-of-bag examples: the Random Forest "
                         "score is undefined without bootstrap; use --param bootstrap=true")
+        self._check_memory(dataset, grid)
         return grid
+
+    def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
+        """Refuse before growing a forest that cannot fit in memory (the largest of the
+        grid: most trees, smallest leaves; one forest at a time, -str included)."""
+        from frcli.engines.memory import check_memory, clustering_width, forest_bytes
+
+        # min_leaf auto: 1 at most (fully grown, the semi-supervised/unsupervised default)
+        trees = max(grid["trees"])
+        min_leaf = min(1.0 if v == "auto" else float(v) for v in grid["min_leaf"])
+        ssl = dataset.semi_supervised and dataset.labeled is not None and \
+            not bool(np.all(dataset.labeled))
+        need = forest_bytes(dataset.n_examples, dataset.n_features,
+                            clustering_width(dataset, ssl), trees, min_leaf)
+        check_memory(need, f"method '{self.method}' with trees={trees}, min_leaf={min_leaf:g} "
+                           f"on {dataset.n_examples} rows")
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
@@ -240,8 +271,10 @@ class EnsembleRanker(Ranker):
         kw = dict(trees=params["trees"], max_features=mf,
                   min_leaf=leaf, bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
-                  rf_score=self.score == "rf", seed=seed, jobs=jobs)
-        key = {"symbolic": "symbolic", "genie3": "genie3", "rf": "rf"}[self.score]
+                  ties=params["ties"], rf_score=self.score == "rf", seed=seed, jobs=jobs)
+        key = self.score
+        if key == "genie3" and params.get("genie3_scale") == "raw":
+            key = "genie3_raw"
         meta: dict[str, Any] = {"ensemble": ensemble, "score": self.score,
                                 "task": dataset.task}
         timings: dict[str, float] = {}
@@ -275,7 +308,7 @@ class EnsembleRanker(Ranker):
                         else "regression")
                 sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task=task,
                                           targets=[ds.targets[j]] if ds.targets else [])
-            res = forest_scores(sub, ensemble, per_target=False, **kw)
+            res = forest_scores(sub, ensemble, per_target=key == "genie3_raw", **kw)
             rows.append(res[key])
             metas.append(res["meta"])
         per_target = np.vstack(rows)

@@ -20,6 +20,7 @@ targets (the supervised counterpart of the SSL studies).
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ import numpy as np
 from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError, DataError
 from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
-                               parse_int)
+                               parse_int, require_labels)
 from frcli.engines.relief import HMLC_DISTANCES, MLC_DISTANCES   # no kernel import at module level
 
 DISTANCES = ("default", "hamming", "accuracy", "f1", "subset", "clus", "euclidean")
@@ -37,8 +38,8 @@ def _parse_neighbours(value: Any) -> int | str:
     if isinstance(value, str) and value.strip().lower() in ("auto", "cv"):
         return value.strip().lower()
     k = parse_int(value)
-    if k < 1:
-        raise ValueError("must be >= 1, 'auto' or 'cv'")
+    if not 1 <= k <= MAX_NEIGHBOURS:
+        raise ValueError(f"must be in 1..{MAX_NEIGHBOURS}, 'auto' or 'cv'")
     return k
 
 
@@ -47,6 +48,9 @@ def _parse_iterations(value: Any) -> float:
     if v == -1 or 0 < v <= 1 or (v > 1 and float(v).is_integer()):
         return int(v) if v > 1 else v
     raise ValueError("a fraction in (0, 1], -1 for all examples, or an integer count")
+
+
+MAX_NEIGHBOURS = 100_000    # a sanity bound (the papers use 10 to 30); memory is checked too
 
 
 class ReliefRanker(Ranker):
@@ -72,6 +76,9 @@ class ReliefRanker(Ranker):
         Param("weights", parse_choice("sum", "mean"), "sum",
               "hmlc DAG weights: sum over parents, top level w0 (CLUS) or mean, top 1 (thesis)"),
         Param("per_target", parse_bool, False, "also store per-target importances"),
+        Param("search", parse_choice("exact", "approximate"), "exact",
+              "neighbour search: exact (CLUS's neighbours) or approximate (pynndescent, for "
+              "data beyond tens of thousands of rows; agreement in docs/benchmarks.md)"),
         Param("nominal_targets", parse_choice("relieff", "shared"), "relieff",
               "per-target ranking of nominal targets/labels: ReliefF (CLUS) or the shared "
               "neighbours with a 0/1 distance"),
@@ -119,6 +126,7 @@ class ReliefRanker(Ranker):
             raise ConfigError("method 'relief-str' needs targets; use 'relief' for "
                               "unsupervised data")
         grid = super().validate(dataset, params_grid)
+        require_labels(dataset, self.method, ssl_ok=not self.per_str)
         task = dataset.task
         allowed = {"mlc": MLC_DISTANCES, "hmlc": HMLC_DISTANCES}.get(task, ())
         for dist in grid["distance"]:
@@ -153,7 +161,25 @@ class ReliefRanker(Ranker):
                               "unlabeled rows nearest to the labeled ones count most)")
         if dataset.n_examples == 0:
             raise DataError(f"{dataset.name}: no data rows; Relief needs at least one example")
+        self._check_memory(dataset, grid)
         return grid
+
+    def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
+        """Refuse before a neighbour search whose slots cannot fit in memory."""
+        from frcli.engines.memory import check_memory, relief_bytes
+        from frcli.engines.relief import iteration_count
+
+        n = dataset.n_examples
+        counts = {iteration_count(v, n) for v in grid["iterations"]}
+        groups = 1
+        if dataset.task == "classification" and dataset.targets:
+            groups = max(len(dataset.targets[0].categories), 1)
+        per = self.per_str or any(grid["per_target"])
+        Q = 1 + (dataset.n_targets if per else 0)
+        # auto/cv: at most the tuning grid's largest k (30)
+        kmax = max(k if isinstance(k, int) else 30 for k in grid["neighbours"])
+        need = relief_bytes(n, dataset.n_features, max(counts), groups, kmax, Q, len(counts))
+        check_memory(need, f"method '{self.method}' with neighbours={kmax} on {n} rows")
 
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
                   grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
@@ -196,14 +222,18 @@ class ReliefRanker(Ranker):
         per_str = self.per_str
         dist = fixed["distance"]      # checked by validate
         t0 = time.perf_counter()
-        results = relief(
-            dataset, iterations, neighbours, sigma,
-            distance=None if dist == "default" else dist, w0=fixed["w0"],
-            weight_aggregate=fixed["weights"],
-            per_target=per_str or fixed["per_target"],
-            nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
-            influence=influence or (fixed["influence_far"], fixed["influence_near"]),
-            exclude_self=fixed["exclude_self"], seed=seed, jobs=jobs)
+        with warnings.catch_warnings():
+            # constant targets: said once, with the reason, by Ranker.rank (degenerate_reason)
+            warnings.filterwarnings("ignore", message=".*same target value")
+            results = relief(
+                dataset, iterations, neighbours, sigma,
+                distance=None if dist == "default" else dist, w0=fixed["w0"],
+                weight_aggregate=fixed["weights"],
+                per_target=per_str or fixed["per_target"],
+                nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
+                influence=influence or (fixed["influence_far"], fixed["influence_near"]),
+                exclude_self=fixed["exclude_self"], search=fixed["search"], seed=seed,
+                jobs=jobs)
         elapsed = time.perf_counter() - t0
         return [self._ranking(dataset, fixed, r, seed, {"rank_s": elapsed,
                                                         "grid_size": float(len(results))})

@@ -122,6 +122,9 @@ def build(store_dir: str | Path, *, alpha: float = 0.05) -> str:
     if comps:
         sections.append(("summary", "Average ranks", _summary(comps[0])))
         sections.append(("tests", "Statistical tests", _tests(comps, notes)))
+    else:   # e.g. one method or one data set: say why there are no tests
+        sections.append(("tests", "Statistical tests",
+                         "".join(f'<p class="note">No tests: {esc(n)}.</p>' for n in notes)))
     sections.append(("datasets", "Per data set", _per_dataset(df)))
     curves = _curves(df)
     if curves:
