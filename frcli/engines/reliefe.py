@@ -263,9 +263,21 @@ def adaptive_k(sorted_distances: np.ndarray, rule: str = "auto") -> int:
 # -- the engine -----------------------------------------------------------------------------
 
 def _impute(dataset: Dataset) -> tuple[np.ndarray, int]:
-    from frcli.data.encode import imputed
+    """X with every missing value filled (``frcli.data.encode.imputed``: mean / most frequent
+    category), and their count.
 
-    return imputed(dataset)
+    Numeric columns beyond 2**64 in magnitude (±1.7e308: a range or a mean overflows) come
+    back scaled by an exact power of two (``frcli.data.scaling``), which leaves every
+    range-normalised diff, and hence ReliefE's and MultiSURF's scores, bit-identical; mutual
+    information is invariant to it (issue 9)."""
+    from dataclasses import replace
+
+    from frcli.data.encode import imputed
+    from frcli.data.scaling import exponents, scale
+
+    e = exponents(dataset.X, small=False)
+    e[dataset.nominal_mask] = 0
+    return imputed(replace(dataset, X=scale(dataset.X, e)))
 
 
 def _embedding_input(X: np.ndarray, nominal: np.ndarray, n_cat: np.ndarray, mn: np.ndarray,
