@@ -298,9 +298,9 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
               weight_aggregate, jobs) -> dict[tuple[int, tuple[float, float], int], np.ndarray]:
     """SSL-Relief importances of every (fold, influence pair, k), the fold's labeled rows
     being ``lab_f[fold]``: per fold six pair weightings and the same times the clustering
-    distance (module docstring), summed per neighbour class (rank, and number of neighbours
-    available) in one pass over the per-pair feature distances; each (k, sigma) weights the
-    classes as the engine does. Equal to ``_relief(..., unlabeled="ssl")`` per point up to
+    distance (module docstring), each times the weight the engine gives the pair's slot class
+    (rank, and number of neighbours available) under each (k, sigma), summed in one pass over
+    the per-pair feature distances. Equal to ``_relief(..., unlabeled="ssl")`` per point up to
     rounding."""
     nbr, dist, cnt = nbrs
     nbr, dist, cnt = nbr[:, 0, :], dist[:, 0, :], cnt[:, 0]
@@ -308,14 +308,10 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
     valid = nbr >= 0
     avail_vals = np.unique(cnt)
     klass = (np.searchsorted(avail_vals, cnt)[:, None] * kmax + np.arange(kmax)[None, :])
-    # pairs in class order, so that every class is one slice
-    order = np.argsort(klass[valid], kind="stable")
-    ra = np.repeat(rows, kmax).reshape(m, kmax)[valid][order]
-    rb = nbr[valid].astype(np.int64)[order]
-    dx = dist[valid][order]
-    kc = klass[valid][order]
-    n_cls = len(avail_vals) * kmax
-    bounds = np.searchsorted(kc, np.arange(n_cls + 1))
+    ra = np.repeat(rows, kmax).reshape(m, kmax)[valid]
+    rb = nbr[valid].astype(np.int64)
+    dx = dist[valid]
+    kc = klass[valid]                                   # each pair's slot class
     chans = []
     for lf in lab_f:
         # influence ω = a + w1 b + w0 c: a = 1 labeled; b = 1 - t, c = t unlabeled
@@ -341,24 +337,27 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
     W = np.concatenate(chans, axis=1)                                  # (pairs, folds*12)
     Q = W.shape[1]
     F = Xc.shape[0]
-    acc = np.zeros((n_cls, Q, F))
-    tot = np.zeros((n_cls, Q))
+    nk = len(neighbours)
+    # every k's slot-class weights folded into the pair weightings: one matrix product per
+    # block of pairs gives every (k, fold, weighting) sum (many small per-class products are
+    # slow, above all with a multi-threaded BLAS on a loaded machine)
+    pwT = np.ascontiguousarray(
+        np.stack([_class_weights(avail_vals, kmax, k, sigma) for k in neighbours])[:, kc].T)
+    acc = np.zeros((Q, nk * F))
+    tot = np.zeros((Q, nk))
     pa, pb = ra.astype(np.int32), rb.astype(np.int32)
-    step = max(1, _BLOCK // max(1, F))
+    step = max(1, _BLOCK // max(1, nk * F, Q))
     for s0 in range(0, ra.size, step):
         s1 = min(ra.size, s0 + step)
         D = K_.pair_distances(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, pa[s0:s1], pb[s0:s1])
-        for cl in range(n_cls):
-            lo, hi = max(bounds[cl], s0), min(bounds[cl + 1], s1)
-            if lo < hi:
-                acc[cl] += W[lo:hi].T @ D[lo - s0:hi - s0]
-                tot[cl] += W[lo:hi].sum(axis=0)
+        Dk = (D[:, None, :] * pwT[s0:s1, :, None]).reshape(s1 - s0, nk * F)
+        acc += W[s0:s1].T @ Dk
+        tot += W[s0:s1].T @ pwT[s0:s1]
     folds = len(lab_f)
     out = {}
     for ki, k in enumerate(neighbours):
-        wc = _class_weights(avail_vals, kmax, k, sigma)                # (n_cls,)
-        A = np.einsum("c,cqd->qd", wc, acc).reshape(folds, 2, 6, F)
-        Tt = (wc @ tot).reshape(folds, 2, 6)
+        A = acc[:, ki * F:(ki + 1) * F].reshape(folds, 2, 6, F)
+        Tt = tot[:, ki].reshape(folds, 2, 6)
         for p in points:
             fa_, fn_ = p
             mu = np.array([1.0, fn_, fa_, fn_ * fn_, fa_ * fn_, fa_ * fa_])

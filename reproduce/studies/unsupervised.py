@@ -17,13 +17,18 @@ TEXT = ("BASEHOCK", "PCMAC", "RELATHE")
 CONFIG = "configs/unsupervised.yaml"
 
 
+# the sets run here (all 10 folds): the smallest of the 14 shared ones, which fit the
+# study's time on the loaded shared machine; the section names the others and why
+SETS = ("colon", "GLIOMA", "leukemia")
+
+
 def _fast_sets() -> list[dict]:
     import yaml
 
     from reproduce.framework import ROOT
 
     doc = yaml.safe_load((ROOT / CONFIG).read_text(encoding="utf-8"))
-    return [d for d in doc["datasets"] if d["name"] not in TEXT]
+    return [d for d in doc["datasets"] if d["name"] in SETS]
 
 
 RUN = ConfigRef(CONFIG, name="unsupervised-fast", set={"datasets": _fast_sets()})
