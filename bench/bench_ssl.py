@@ -46,7 +46,9 @@ def _ssl_sets():
     out = [("planted classification (780 rows, 15 % labelled)",
             planted_ssl(task="classification", holds=True, seed=0)[0]),
            ("planted regression (780 rows, 15 % labelled)",
-            planted_ssl(task="regression", holds=True, seed=0)[0])]
+            planted_ssl(task="regression", holds=True, seed=0)[0]),
+           ("planted regression (5000 rows, 15 % labelled)",
+            planted_ssl(n=5000, task="regression", holds=True, seed=0)[0])]
     shared = ROOT.parent / "shared" / "datasets"
     for name, rel in (("tic-tac-toe", "stc/tic-tac-toe.arff"), ("treasury", "str/treasury.arff")):
         ds = load_dataset(str(shared / rel), targets="last:1")
@@ -97,7 +99,7 @@ def puns(sets: list[str]) -> list[dict]:
         if spec.name not in sets:
             continue
         data, _ = load_spec(spec)
-        train = kfold_splits(data.n_examples, cfg.protocol.folds, cfg.protocol.seed)[0].train
+        train = kfold_splits(data.n_examples, cfg.protocol.folds, cfg.protocol.seed)[0][0]
         part = data.subset(train)
         times = {}
         with warnings.catch_warnings():
@@ -141,9 +143,14 @@ def render(ssl: list[dict], uns: list[dict], repeat: int, argv: str) -> str:
             ch = f"({w[0]}, {w[1]}), {c.get('neighbours', '?')}" if c else "–"
             out.append(f"| {r['set']} | {r['plain']:.3f} | {r['tuned']:.3f} | "
                        f"{r['ratio']:.2f}x | {ch} |")
-        worst = max(r["ratio"] for r in ssl)
-        out += ["", f"Largest ratio {worst:.2f}x: the goal (3x) is "
-                f"{'met' if worst <= 3 else 'not met'}.", ""]
+        met = [r for r in ssl if r["ratio"] <= 3]
+        out += ["", f"The goal (3x) is met on {len(met)} of {len(ssl)} sets. Three neighbour "
+                "searches (every row's 30 nearest rows; each row's nearest labelled row per "
+                "fold; the labelled rows' neighbours per fold and class) and the criterion's "
+                "kNN replace the untuned run's one search of 15; where that search is cheap "
+                "(few rows, a fraction of a second) the grid's fixed work dominates the "
+                "ratio, and it falls as the rows grow (compare the two planted regression "
+                "sets).", ""]
     if uns:
         total = sum(r["study_min"] for r in uns)
         out += ["**P-UNS ranking time** (every ranker of `configs/unsupervised.yaml` on one "

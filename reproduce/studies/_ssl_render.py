@@ -89,6 +89,14 @@ def _ch_rows(names, view) -> dict[str, dict]:
 
 # -- P-DS -------------------------------------------------------------------------------------
 
+def _forest_seconds(runs: pd.DataFrame) -> str:
+    """Mean ranking time of the SSL ensemble rankings that grew a forest (a reused forest
+    costs ~0 s and is left out)."""
+    ssl = runs[runs["method"].str.contains("-") & ~runs["params"].str.contains(
+        '"labeled_only":true') & (runs["rank_time_s"] > 1.0)]
+    return f"{ssl['rank_time_s'].mean():.0f}" if len(ssl) else "–"
+
+
 def render_pds(view, sets) -> str:
     P = paper("p-ds")
     f, runs = view.frame, view.runs
@@ -97,11 +105,13 @@ def render_pds(view, sets) -> str:
     out = ["## Semi-supervised classification (P-DS, thesis Ch. 6)", ""]
     cfg = view.config
     out += [
-        "`configs/ssl-classification.yaml`: 10 stratified folds; in every training part only "
+        f"`configs/ssl-classification.yaml` with {cfg.protocol.folds} stratified folds "
+        "(the paper and the config: 10; fewer here to fit the shared machine); in every "
+        "training part only "
         f"L ∈ {{{', '.join(str(x) for x in cfg.protocol.labeled)}}} rows keep their class "
         "(nested); the SSL rankings see every training row, their supervised (SL) "
         "counterparts the labelled ones. A 20NN with the squared weighted distance, trained "
-        "on the fully labelled training fold (A20), is evaluated on the test fold; the 10 "
+        "on the fully labelled training fold (A20), is evaluated on the test fold; the "
         "folds' confusion matrices are added up before accuracy, Cohen's κ, macro F1 and "
         "macro MCC are computed, and each ranking is summarised by the area under its "
         "(L, measure) curve (unit spacing, A21). Ensembles: 100 fully grown, bootstrapped "
@@ -109,10 +119,10 @@ def render_pds(view, sets) -> str:
         "the paper uses 5 folds).", "",
         f"Data run here: {md.listing(sets)}. The config also lists arrhythmia, chess, sick "
         "(for Dis), bank, pageblocks, phishing, digits and coil2000; each SSL forest with its "
-        "w tuning (44 forests of 20 trees on every training row) costs minutes per (fold, L) "
-        "on those 450-11000-row sets, and bagging on arrhythmia's 279 features did not finish "
-        "one ranking in 11 minutes on the loaded 2-core machine, so they were not run. "
-        "Gasdrift is not shared.", ""]
+        "w tuning (44 forests of 20 trees on every training row) took "
+        f"{_forest_seconds(runs)} s per (fold, L) on average on {md.listing(sets)} here (on "
+        "the loaded shared machine), and grows with the rows and features of the "
+        "others (450-11000 rows), so they were not run. Gasdrift is not shared.", ""]
     areas = {}
     for m in measures:
         s = pooled.set_index(["dataset", "labeled", "method", "params"])[m]
@@ -281,16 +291,21 @@ def _task_areas(view, measure: str, extra_k: str | None = None):
     return _areas(w)
 
 
-def render_pml(stores, stc: str, reg: str, mlc: str) -> str:
+def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None) -> str:
+    """The P-ML section from the stores of the tasks that ran (``None``: not run)."""
     P = paper("p-ml")
     out = ["## Semi-supervised feature ranking for every task (P-ML, thesis Ch. 6)", ""]
-    views = {"classification": stores[stc], "STR/MTR": stores[reg], "MLC": stores[mlc]}
+    names = {"classification": stc, "STR/MTR": reg, "MLC": mlc}
+    views = {k: stores[v] for k, v in names.items() if v is not None}
+    not_run = [k for k, v in names.items() if v is None]
     sets = {k: sorted(v.frame["dataset"].unique()) for k, v in views.items()}
     out += [
         "`configs/ssl-classification.yaml` (STC), `configs/ssl.yaml` (STR, MTR) and "
-        "`configs/ssl-mlc.yaml` (MLC, HMLC): 10-fold CV with nested label thinning (STC, STR, "
-        "MTR) or L labelled rows of the given training file (MLC, HMLC), L ∈ {50, 100, 200, "
-        "350, 500}; kNN with k = 40 and 20 trained on the fully labelled training part "
+        "`configs/ssl-mlc.yaml` (MLC, HMLC): "
+        f"{views['classification'].config.protocol.folds}-fold CV here (the paper and the "
+        "configs: 10) with nested label thinning (STC, STR, MTR) or L labelled rows of the "
+        "given training file (MLC, HMLC), L ∈ {50, 100, 200, 350, 500}; kNN with k = 40 "
+        "and 20 trained on the fully labelled training part "
         "(A20); macro F1 (STC), RRMSE with the test fold's variance (STR, MTR, A23), pooled "
         "AUPRC (MLC, HMLC); folds averaged weighted by size; areas under the (L, measure) "
         "curves (unit spacing). SSL-Relief chooses its influences and k by internal 4-fold "
@@ -299,13 +314,21 @@ def render_pml(stores, stc: str, reg: str, mlc: str) -> str:
         "Data run here: " + "; ".join(f"{k}: {md.listing(v)}" for k, v in sets.items())
         + ". The configs list all shared P-ML sets (STC 9, STR 3, MTR 3, MLC 6, HMLC 3); "
         "the others did not fit the time on the loaded 2-core machine (per-(fold, L) costs "
-        "in the P-DS section), and P-ML's other 14 sets are not shared.", ""]
+        "in the P-DS section), and P-ML's other 14 sets are not shared."
+        + (f" Not run in this round: {md.listing(not_run)} (their SSL forests with the w "
+           "tuning cost minutes per (fold, L) on the smallest shared sets here; run "
+           "`frcli experiment configs/ssl.yaml` and `configs/ssl-mlc.yaml` for them)."
+           if not_run else ""), ""]
 
-    specs = {"classification": ("macro_f1", "_k40", "_k20", True),
+    # (measure, suffix of its 40NN name, of its 20NN name, higher is better): the P-DS config
+    # lists knn [20, 40] (20NN plain), the others [40, 20]
+    specs = {"classification": ("macro_f1", "_k40", "", True),
              "STR/MTR": ("rrmse", "", "_k20", False),
              "MLC": ("pooled_auprc", "", "_k20", True)}
     deltas, globality, t11 = [], {}, {}
     for task, (measure, k40, k20, higher) in specs.items():
+        if task not in views:
+            continue
         v = views[task]
         a40 = _task_areas(v, measure, k40 or None)
         a20 = _task_areas(v, measure, k20)
