@@ -313,6 +313,29 @@ def _options_case(data) -> None:
             assert not re.search(r"\b(nan|inf)\b", out, re.I) or "--format" in extra, out
 
 
+TREE_PARAMS = ["min_leaf=" + v for v in ("1", "2", "3.5", "0", "-1", "1e308", "nan")] + [
+    "w=0.5", "w=2", "w0=0.5", "ties=random", "ties=x", "trees=4"]
+
+
+def _tree_case(data) -> None:
+    """``frcli tree`` on a mutated data file of any kind: text or JSON (JSON without NaN)."""
+    kind = data.draw(st.sampled_from([k for k in KINDS if k != "mulan-xml"]), label="kind")
+    files, args = KINDS[kind]
+    first = next(iter(files))
+    files = dict(files)
+    files[first] = data.draw(mutated(files[first]), label=first)
+    fmt = data.draw(st.sampled_from(["text", "json"]), label="format")
+    params = data.draw(st.lists(st.sampled_from(TREE_PARAMS), max_size=2), label="params")
+    with tempfile.TemporaryDirectory() as d, _inside(d):
+        for name, text in files.items():
+            Path(name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        full = ["tree", *args, "--format", fmt, *[a for p in params for a in ("-p", p)]]
+        rc, out, err, secs = _run(full)
+        _judge(full, rc, out, err, secs)
+        if rc == 0 and fmt == "json":
+            json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON token {c}: {out}"))
+
+
 def _experiment_case(data) -> None:
     target = data.draw(st.sampled_from(["yaml", "data"]), label="mutate")
     yaml_text = data.draw(mutated(YAML), label="yaml") if target == "yaml" else YAML
@@ -348,8 +371,9 @@ def _settings(n: int, slow: bool):
                     suppress_health_check=list(HealthCheck), print_blob=True)
 
 
-DEFAULT = {"arff": 12, "classification": 10, "sparse": 8, "hierarchical": 8, "csv": 12, "mulan-arff": 6,
-           "mulan-xml": 6, "experiment": 6, "stats": 12, "options": 12}
+DEFAULT = {"arff": 12, "classification": 10, "sparse": 8, "hierarchical": 8, "csv": 12,
+           "mulan-arff": 6,
+           "mulan-xml": 6, "experiment": 6, "stats": 12, "options": 12, "tree": 12}
 
 
 def _case(kind: str, data, slow: bool) -> None:
@@ -359,6 +383,8 @@ def _case(kind: str, data, slow: bool) -> None:
         _stats_case(data)
     elif kind == "options":
         _options_case(data)
+    elif kind == "tree":
+        _tree_case(data)
     else:
         _rank_case(kind, data, slow)
 
