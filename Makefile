@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-all bench lint clean
+.PHONY: install build test test-all bench reproduce lint clean
 
 install:
 	$(PYTHON) -m pip install -e ".[test,bench,dask,parquet]"
@@ -20,8 +20,13 @@ test-all:
 bench:
 	$(PYTHON) bench/run_all.py
 
+# Every generated section of docs/reproduction.md (resumable; see reproduce/README.md).
+JOBS ?= 2
+reproduce:
+	$(PYTHON) -m reproduce --jobs $(JOBS)
+
 lint:
-	$(PYTHON) -m ruff check frcli tests bench
+	$(PYTHON) -m ruff check frcli tests bench reproduce
 
 clean:
 	rm -rf build dist *.egg-info ext/*.c ext/*.so ext/*.html

@@ -176,7 +176,10 @@ class EnsembleRanker(Ranker):
             names = res["target_names"] if per_target is not None else None
             meta.update(res["meta"])
             timings.update(res["timings"])
-        used = {**params, "bootstrap": boot}       # record the effective bootstrap
+        # record the effective bootstrap and feature subset (what "default" meant here)
+        used = {**params, "bootstrap": boot,
+                "max_features": mf if mf is not None else
+                ("sqrt" if self.ensemble == "rf" else "all")}
         return Ranking(self.method, dataset.feature_names, imp, used,
                        per_target=per_target, target_names=names,
                        timings={**timings, "rank_s": time.perf_counter() - t0}, meta=meta)

@@ -1,0 +1,109 @@
+"""The reproduction generator (reproduce/): quoted paper numbers are on their cited lines,
+sections splice and compare as documented, and the committed sections of docs/reproduction.md
+are what the code produces now (quick studies here, the others under the slow marker)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO, SHARED
+
+sys.path.insert(0, str(REPO))
+
+from reproduce import framework as fw  # noqa: E402
+from reproduce.papers import all_papers  # noqa: E402
+
+
+def _forms(v: float) -> list[str]:
+    """How a number may be printed in the papers' text (0.45, 7.59 × 10−5, 2.1e-4, 97 %)."""
+    out = {str(v), f"{v:g}"}
+    if isinstance(v, float) and v != 0 and abs(v) < 0.01:
+        m = f"{v:.3e}".split("e")[0].rstrip("0").rstrip(".")
+        out |= {m, f"{v:.2e}".split("e")[0], f"{v:.1e}".split("e")[0]}
+    if isinstance(v, float) and v.is_integer():
+        out.add(str(int(v)))
+    return sorted(out)
+
+
+@pytest.mark.skipif(not (SHARED / "papers").is_dir(), reason="../shared/papers not found")
+def test_every_quoted_number_is_on_its_cited_lines():
+    bad = []
+    n = 0
+    for p in all_papers():
+        for where, v, span, unchecked in p.cited_values():
+            if unchecked:
+                continue
+            n += 1
+            text = re.sub(r"\s+", " ", " ".join(p.lines(span)))
+            text = text.replace("−", "-")
+            if not any(f in text for f in _forms(v)):
+                bad.append(f"{p.name}.yaml {where} = {v} not on {p.key}:{span}")
+    assert n > 0
+    assert not bad, "\n".join(bad[:20])
+
+
+def test_splice_replaces_only_its_section_and_appends_new_ones():
+    doc = "# Doc\n\nintro\n\n<!-- study: a -->\nold a\n<!-- /study: a -->\n\ntail\n"
+    d2 = fw.splice(doc, "a", "## A\nnew a\n")
+    assert "old a" not in d2 and "## A\nnew a\n<!-- /study: a -->" in d2
+    assert d2.startswith("# Doc\n\nintro\n\n") and d2.endswith("\ntail\n")
+    d3 = fw.splice(d2, "b", "## B")
+    assert d3.endswith("<!-- study: b -->\n## B\n<!-- /study: b -->\n")
+    assert fw.section(d3, "a") == "## A\nnew a" and fw.section(d3, "c") is None
+    with pytest.raises(fw.StudyError):
+        fw.section("<!-- study: x -->\nno end", "x")
+
+
+def test_check_ignores_only_stamps_and_volatile_lines():
+    a = f"## A\n\n{fw.STAMP} x · 2026-01-01</sub>\n| t | 1.0 s {fw.VOLATILE} |\n| v | 0.5 |"
+    b = f"## A\n\n{fw.STAMP} y · 2026-02-02</sub>\n| t | 2.0 s {fw.VOLATILE} |\n| v | 0.5 |"
+    assert fw.stale_diff(a, b, "a") == ""
+    c = b.replace("0.5", "0.6")
+    diff = fw.stale_diff(a, c, "a")
+    assert "-| v | 0.5 |" in diff and "+| v | 0.6 |" in diff
+    assert "no section" in fw.stale_diff(None, b, "a")
+
+
+def test_config_overrides_deep_merge_and_rename():
+    ref = fw.ConfigRef("configs/mtr-table7.yaml", name="t7-more",
+                       set={"protocol": {"repeats": 20}, "datasets": ["enb"]})
+    cfg = ref.load()
+    assert cfg.name == "t7-more" and cfg.protocol.repeats == 20
+    assert cfg.protocol.seed == 0 and [d.name for d in cfg.datasets] == ["enb"]
+
+
+def test_every_study_is_declared_once_with_its_configs():
+    studies = fw.studies()
+    assert "mtr-table7" in studies and studies["mtr-table7"].quick
+    for st in studies.values():
+        assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", st.name)
+        for ref in st.configs:
+            assert (REPO / ref.path).is_file(), f"{st.name}: {ref.path}"
+
+
+def _check(names: list[str], tmp_path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    r = subprocess.run([sys.executable, "-m", "reproduce", *names, "--check", "--jobs", "2",
+                        "--no-progress", "--results", str(tmp_path)],
+                       cwd=REPO, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, (f"docs/reproduction.md is stale for {names}: regenerate with "
+                               f"`python -m reproduce {' '.join(names)}`\n{r.stdout[-4000:]}"
+                               f"\n{r.stderr[-2000:]}")
+
+
+@pytest.mark.shared
+def test_quick_sections_are_not_stale(shared_data, tmp_path):
+    """Regenerates the quick studies (MTR Table 7: ~35 s with 2 jobs) from scratch."""
+    quick = [s.name for s in fw.studies().values() if s.quick]
+    _check(quick, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+@pytest.mark.parametrize("name", [s.name for s in fw.studies().values() if not s.quick])
+def test_slow_sections_are_not_stale(name, shared_data, tmp_path):
+    _check([name], tmp_path)
