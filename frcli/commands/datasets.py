@@ -150,7 +150,9 @@ def info_cmd(
     p = Path(data)
     from frcli.data.relational import is_relational
 
-    if is_relational(p):   # a relational folder: its own summary (commands/relational_info)
+    relational = is_relational(p) or (not p.exists() and data in C.catalog()
+                                       and C.get(data).group == "relational")
+    if relational:   # a relational folder or catalog set: its own summary (relational_info)
         from frcli.commands.relational_info import print_relational
         from frcli.data.relational import load_relational
 
@@ -159,7 +161,7 @@ def info_cmd(
 
             raise UserError("--targets/--labels/--hierarchy/--task/--nominal do not apply to "
                             "relational data (the target relation is in its settings/schema)")
-        print_relational(load_relational(p), as_json)
+        print_relational(load_relational(p) if p.exists() else C.load(data), as_json)
         return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -31,11 +31,13 @@ def register(app: typer.Typer) -> None:
     def rank_command(
         path: Optional[Path] = typer.Argument(
             None, metavar="DATA",
-            help="ARFF, CSV or TSV data file, or a catalog name (frcli datasets list)."),
+            help="ARFF, CSV or TSV data file, a relational folder (settings file *.s or "
+                 "schema.yaml), or a catalog name (frcli datasets list)."),
         method: str = typer.Option(
             "uniform", "--method", "-m",
             help="Ranking method: {symbolic|genie3|rf}-{rf|bagging|et}[-str], relief, "
-                 "relief-str, uniform, random (see --list-methods)."),
+                 "relief-str, uniform, random; relational data: "
+                 "{symbolic|genie3}-{tree|bagging|rf|boost} (see --list-methods)."),
         task: Optional[str] = typer.Option(
             None, "--task", help="Override the inferred task: classification, regression, "
                                  "mtr, mlc, hmlc or unsupervised."),
@@ -161,6 +163,9 @@ def describe_methods() -> str:
             lines.append("  no parameters")
         for prm in ranker.params:
             lines.append(f"  {prm.name}={prm.default}" + (f"  {prm.help}" if prm.help else ""))
+    lines.append("Relational data (a folder with a settings file *.s or a schema.yaml): "
+                 "symbolic|genie3-{tree,bagging,rf,boost}, with the relational parameters "
+                 "listed for -tree and -boost.")
     lines.append("Parameters: --param key=value (a comma list is a grid), e.g. "
                  "-p trees=100 -p neighbours=5,10")
     return "\n".join(lines)

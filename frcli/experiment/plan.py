@@ -88,12 +88,13 @@ class Task:
                 for p in self.params]
 
 
-def param_grid(ranker: RankerSpec) -> list[dict[str, Any]]:
-    """Every parameter combination the ranker entry expands to (validated by the ranker)."""
+def param_grid(ranker: RankerSpec, relational: bool = False) -> list[dict[str, Any]]:
+    """Every parameter combination the ranker entry expands to (validated by the ranker;
+    relational data sets have their own rankers under the same names)."""
     from frcli.rankers.registry import get_ranker
 
     try:
-        r = get_ranker(ranker.method)
+        r = get_ranker(ranker.method, relational=relational)
     except ImportError as e:
         raise ConfigError(f"method '{ranker.method}' is not available in this build ({e})"
                           ) from None
@@ -139,14 +140,16 @@ def run_params(ranker: RankerSpec, params: dict[str, Any]) -> str:
 def make_plan(cfg: ExperimentConfig) -> list[Task]:
     """Every task of the experiment in a fixed order (dataset, split, labeled, ranker)."""
     grids = {}
+    kinds = sorted({ds.is_relational for ds in cfg.datasets})
     for i, r in enumerate(cfg.rankers):
-        try:
-            grids[r.key()] = [run_params(r, p) for p in param_grid(r)]
-        except UserError as e:   # name the entry: "cfg.yaml: rankers[2] (relief): ..."
-            raise ConfigError(f"{cfg.source}: rankers[{i}] ({r.method}): {e}") from None
+        for rel in kinds:
+            try:
+                grids[r.key(), rel] = [run_params(r, p) for p in param_grid(r, rel)]
+            except UserError as e:   # name the entry: "cfg.yaml: rankers[2] (relief): ..."
+                raise ConfigError(f"{cfg.source}: rankers[{i}] ({r.method}): {e}") from None
     seen: dict[tuple[str, str], int] = {}
     for i, r in enumerate(cfg.rankers):
-        for p in grids[r.key()]:
+        for p in dict.fromkeys(p for rel in kinds for p in grids[r.key(), rel]):
             if (r.method, p) in seen:
                 raise ConfigError(f"{cfg.source}: rankers[{i}] and rankers[{seen[r.method, p]}] "
                                   f"both produce {r.method} with {p}")
@@ -157,7 +160,7 @@ def make_plan(cfg: ExperimentConfig) -> list[Task]:
         for split in range(cfg.protocol.n_splits):
             for L in sizes:
                 for r in sorted(cfg.rankers, key=_forest_first):
-                    params = tuple(grids[r.key()])
+                    params = tuple(grids[r.key(), ds.is_relational])
                     tasks.append(Task(
                         dataset=ds, split=split, labeled=L, ranker=r,
                         seed=derive_seed(cfg.protocol.seed, ds.name, split, L,

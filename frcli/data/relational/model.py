@@ -111,6 +111,7 @@ class RelationalDataset:
 
     task = "classification"
     semi_supervised = False
+    is_relational = True          # routes rankers and the runner (a tabular Dataset has not)
 
     def __post_init__(self) -> None:
         self.keys = np.ascontiguousarray(self.keys, dtype=np.int32).reshape(len(self.y), -1)
