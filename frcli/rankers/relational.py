@@ -8,7 +8,8 @@ roll-ups by table, aggregate and atom (relation with argument roles), the import
 each tree (the papers' convergence curves), the model's training accuracy and the settings.
 
 Parameters (one name per idea, as the tabular ensembles): ``trees`` (50, the papers'),
-``lookahead`` (ℓ = 2), ``max_chain`` (atoms in a test, 4), ``aggregates`` (``all`` = AGG-All:
+``lookahead`` (ℓ = 2), ``max_chain`` (atoms in a test, 3), ``max_work`` (features
+estimated to visit more tuples per example are left out, 2·10^4), ``aggregates`` (``all`` = AGG-All:
 count, countd, sum, mean, min, max, mode; ``exist`` = AGG-Exist: existence of the chain;
 ``settings`` = the data set's ``[Aggregates]``; or a ``+`` list such as ``count+mean``),
 ``tables`` (``all``; ``target`` = NO-Rel, the target table only), ``continuation`` (both,
@@ -105,8 +106,11 @@ class RelationalRanker(Ranker):
               lambda v: 1 <= v <= 10000, "must be in 1..10000"),
         Param("lookahead", parse_int, 2, "atoms a node may add to its context (ℓ)",
               lambda v: 1 <= v <= 4, "must be in 1..4"),
-        Param("max_chain", parse_int, 4, "most atoms in one test", lambda v: 1 <= v <= 8,
+        Param("max_chain", parse_int, 3, "most atoms in one test", lambda v: 1 <= v <= 8,
               "must be in 1..8"),
+        Param("max_work", parse_float, 2e4,
+              "leave out features estimated to visit more tuples per example (0: none)",
+              lambda v: v >= 0, "must be >= 0"),
         Param("aggregates", _parse_aggregates, "all",
               "all (AGG-All), exist (AGG-Exist), settings (the data set's list) or a +list"),
         Param("tables", parse_choice("all", "target"), "all",
@@ -192,6 +196,7 @@ class RelationalRanker(Ranker):
             "by_atom": sc["by_atom"], "curve": sc["curve"].tolist(),
             "train_accuracy": train_acc, "excluded": dict(dataset.excluded),
             "nodes": int(sum(len(t.internal()) for t in model.trees)),
+            "too_costly_chains": int(model.lang.too_costly),
         }
         if tuning is not None:
             meta["tuning"] = tuning
@@ -254,15 +259,15 @@ def _language(dataset, params):
                                    if SETTINGS_ALIASES.get(a, a) in AGG_NAMES))
     else:
         aggs = tuple(agg.split("+"))
-    key = (id(dataset.relations), params["lookahead"], params["max_chain"], aggs,
-           agg == "exist", params["tables"] == "target")
+    key = (id(dataset.relations), params["lookahead"], params["max_chain"],
+           params["max_work"], aggs, agg == "exist", params["tables"] == "target")
     with _LOCK:
         lang = _LANGS.get(key)
         if lang is not None:
             _LANGS.move_to_end(key)
             return lang
     lang = Language(dataset, lookahead=params["lookahead"], max_chain=params["max_chain"],
-                    aggregates=aggs, existential=agg == "exist",
+                    max_work=params["max_work"], aggregates=aggs, existential=agg == "exist",
                     target_only=params["tables"] == "target")
     with _LOCK:
         _LANGS[key] = lang
@@ -296,7 +301,7 @@ def _fit(dataset, ensemble: str, params, seed: int, jobs: int, progress=None):
                progress=progress)
 
 
-_MODEL_KEYS = ("trees", "lookahead", "max_chain", "aggregates", "tables", "continuation",
+_MODEL_KEYS = ("trees", "lookahead", "max_chain", "max_work", "aggregates", "tables", "continuation",
                "max_features", "min_leaf", "max_depth", "min_decrease", "shrinkage",
                "subsample")
 
