@@ -158,14 +158,16 @@ def describe_methods() -> str:
             continue
         ranker = registry.get_ranker(names[0])
         lines.extend(textwrap.wrap(", ".join(names), 88))
-        lines.append(f"  tasks: {', '.join(ranker.tasks) or 'all'}")
+        if getattr(ranker, "relational", False):
+            lines.append("  tasks: relational classification (a folder with a settings file "
+                         "*.s or a schema.yaml; there symbolic|genie3-bagging and -rf take "
+                         "these parameters too)")
+        else:
+            lines.append(f"  tasks: {', '.join(ranker.tasks) or 'all'}")
         if not ranker.params:
             lines.append("  no parameters")
         for prm in ranker.params:
             lines.append(f"  {prm.name}={prm.default}" + (f"  {prm.help}" if prm.help else ""))
-    lines.append("Relational data (a folder with a settings file *.s or a schema.yaml): "
-                 "symbolic|genie3-{tree,bagging,rf,boost}, with the relational parameters "
-                 "listed for -tree and -boost.")
     lines.append("Parameters: --param key=value (a comma list is a grid), e.g. "
                  "-p trees=100 -p neighbours=5,10")
     return "\n".join(lines)

@@ -100,6 +100,7 @@ class RelationalRanker(Ranker):
     """Relational Symbolic / Genie3 scores of a relational tree, bagging, forest or boosting."""
 
     tasks = ("classification",)
+    relational = True
     description = "relational trees and ensembles: Symbolic and Genie3 per relation"
     params = (
         Param("trees", parse_int, 50, "number of trees (boosting: iterations)",
