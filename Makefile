@@ -3,7 +3,9 @@ PYTHON ?= python3
 
 .PHONY: install build test test-all bench reproduce lint clean
 
+# The build requirements go into the environment too, so `make build` works after it.
 install:
+	$(PYTHON) -m pip install "setuptools>=77" wheel "Cython>=3.0"
 	$(PYTHON) -m pip install -e ".[test,bench,dask,parquet]"
 
 # Rebuild the kernels in place after editing ext/*.pyx (FRCLI_EXT=_relief for one module).
@@ -19,6 +21,14 @@ test-all:
 
 bench:
 	$(PYTHON) bench/run_all.py
+
+# ReliefE vs the authors' package and skrebate (docs/benchmarks.md "## ReliefE" and its
+# figure). reliefe pins scipy 1.6 / scikit-learn 0.24, so it goes in without its dependencies
+# (numba and umap-learn come with frcli). Run it on a quiet machine.
+bench-reliefe:
+	$(PYTHON) -m pip install -q skrebate liac-arff
+	$(PYTHON) -m pip install -q --no-deps reliefe
+	nice -n 10 $(PYTHON) bench/bench_reliefe.py --repeat 3
 
 # Every generated section of docs/reproduction.md (resumable; see reproduce/README.md).
 JOBS ?= 2

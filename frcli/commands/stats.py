@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import typer
 
-PLOTS = ("cd", "heatmap", "curves")
+PLOTS = ("cd", "heatmap", "curves", "simplex", "fuji", "time")
 
 
 def register(app: typer.Typer) -> None:
@@ -52,8 +52,19 @@ def register(app: typer.Typer) -> None:
             help="Direction of the measure (default: known from its name)."),
         plot: Optional[List[str]] = typer.Option(
             None, "--plot", help="cd (critical-difference diagram), heatmap (average rank "
-                                 "over a 2-parameter grid) or curves (measure over a numeric "
-                                 "parameter); written to --output (default: .)."),
+                                 "over a 2-parameter grid), curves (measure over a numeric "
+                                 "parameter), simplex (the --bayes posteriors), fuji (AUFUJI "
+                                 "of the rF1 curves) or time (ranking times); written to "
+                                 "--output (default: .)."),
+        bayes: Optional[str] = typer.Option(
+            None, "--bayes", help="Bayesian comparison on the per-split scores (baycomp): "
+                                  "hierarchical (needs pystan), signed-rank or correlated; "
+                                  "pairs with --control, else all pairs."),
+        rope: float = typer.Option(0.05, "--rope", help="Region of practical equivalence of "
+                                                       "--bayes (ReliefE paper: 0.05)."),
+        runs: Optional[int] = typer.Option(
+            None, "--runs", help="CV repetitions of the scores for --bayes (default: from "
+                                 "the result store's protocol, else 1)."),
         x: Optional[str] = typer.Option(None, "--x", help="Parameter on the x axis "
                                                           "(heatmap, curves)."),
         y: Optional[str] = typer.Option(None, "--y", help="Parameter on the y axis (heatmap)."),
@@ -72,12 +83,13 @@ def register(app: typer.Typer) -> None:
         """
         run(sources, measure=measure, methods=methods, datasets=datasets, group_by=group_by,
             round_spec=round_spec, alpha=alpha, control=control, correction=correction,
-            lower=lower, plot=plot, x=x, y=y, output=output, as_json=as_json)
+            lower=lower, plot=plot, x=x, y=y, output=output, as_json=as_json, bayes=bayes,
+            rope=rope, runs=runs)
 
 
 def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
         round_spec="none", alpha=0.05, control=None, correction="bh", lower=None, plot=None,
-        x=None, y=None, output=None, as_json=False) -> list:
+        x=None, y=None, output=None, as_json=False, bayes=None, rope=0.05, runs=None) -> list:
     """The command's body (also usable from Python); returns the Comparisons."""
     import json
     import sys
@@ -93,6 +105,12 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
     for p in plots:
         if p not in PLOTS:
             raise choices_error("--plot", p, PLOTS)
+    from frcli.stats import bayes as bs
+
+    if bayes is not None and bayes not in bs.TESTS:
+        raise choices_error("--bayes", bayes, bs.TESTS)
+    if "simplex" in plots and bayes is None:
+        raise ConfigError("--plot simplex draws the --bayes posteriors; add --bayes TEST")
     from frcli.stats import table as tb
 
     measures = _split(measure) or None
@@ -102,6 +120,13 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
     comps = analyse(df, measures, methods=methods, datasets=datasets, group_by=group_by,
                     round_spec=round_spec, alpha=alpha, control=control,
                     correction=correction, lower=lower, warn=warnings.append)
+    bayes_results = {}
+    if bayes is not None:
+        if runs is None:
+            found = {bs.runs_of_store(s) for s in sources}
+            runs = found.pop() if len(found) == 1 and None not in found else 1
+        bayes_results = bayes_comparisons(df, comps, bayes, rope=rope, runs=runs,
+                                          control=control)
 
     files: list[str] = []
     if output is not None or plots:
@@ -112,13 +137,24 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
             plots = ["cd"]
         # draw the heat maps/curves first: a bad --x/--y fails before any file is written
         figures = [(fig, str(out / f"{_stem(c)}_{p}"))
-                   for c, p, fig in parameter_figures(df, comps, [p for p in plots if p != "cd"],
-                                                      x=x, y=y, round_spec=round_spec)]
+                   for c, p, fig in parameter_figures(
+                       df, comps, [p for p in plots if p in ("heatmap", "curves")],
+                       x=x, y=y, round_spec=round_spec)]
+        figures += [(fig, str(out / f"{_stem(c)}_{name}"))
+                    for c, name, fig in reliefe_figures(df, comps, plots, bayes_results)]
         out.mkdir(parents=True, exist_ok=True)
         for c in comps:
             stem = out / _stem(c)
             if output is not None:
                 files += _write_tables(c, stem)
+                if c.meta.get("bayes"):
+                    import pandas as pd
+
+                    rows = [{k: v for k, v in q.items() if k != "per_dataset"}
+                            for q in c.meta["bayes"]]
+                    pd.DataFrame(rows).to_csv(f"{stem}_bayes.csv", index=False,
+                                              float_format="%.6g")
+                    files.append(f"{stem}_bayes.csv")
             if "cd" in plots:
                 files += _write_cd(c, stem)
         from frcli.stats.cd_diagram import save
@@ -179,6 +215,72 @@ def analyse(df, measures=None, *, methods=None, datasets=None, group_by=None,
                 warn(f"{where}: {n}")
         comps.append(c)
     return comps
+
+
+def _labelled_part(df, c):
+    """The tidy rows (times included, method labels added) of comparison ``c``'s experiment,
+    group, data sets and methods."""
+    from frcli.stats import table as tb
+
+    sub = tb.with_time_measures(df)
+    sub = sub.assign(label=tb.method_labels(sub))
+    if c.meta.get("experiment"):
+        sub = sub[sub["experiment"] == c.meta["experiment"]]
+    if c.meta.get("group"):
+        (gk, gv), = c.meta["group"].items()
+        sub = sub[sub[gk].astype(str) == str(gv)] if gk in sub.columns else sub
+    return sub[sub["dataset"].isin(c.datasets) & sub["label"].isin(c.methods)]
+
+
+def bayes_comparisons(df, comps, test, *, rope=0.05, runs=1, control=None) -> dict:
+    """Bayesian comparisons (``frcli.stats.bayes``) of every comparison's pairs (the control
+    against the others, or every pair); their dicts go to ``c.meta["bayes"]``. Returns
+    {id(c): [BayesResult]} for the plots."""
+    from frcli.errors import ConfigError
+    from frcli.stats import bayes as bs
+
+    out = {}
+    for c in comps:
+        if c.meta.get("measures"):
+            raise ConfigError(f"--bayes needs one measure, but {_title(c)} ranks each data "
+                              "set by its own; choose one with --measure")
+        part = _labelled_part(df, c)
+        m = c.meta["measure"]
+        scores = bs.fold_scores(part, m, c.methods, c.datasets)
+        idx = {lab: i for i, lab in enumerate(c.methods)}
+        pairs = ([(control, o) for o in c.methods if o != control] if control is not None
+                 else [(a, b) for i, a in enumerate(c.methods) for b in c.methods[i + 1:]])
+        res = [bs.compare(scores[:, idx[a]], scores[:, idx[b]], a, b, test=test, rope=rope,
+                          runs=runs, lower_is_better=c.lower_is_better, datasets=c.datasets)
+               for a, b in pairs]
+        c.meta["bayes"] = [r.to_dict() for r in res]
+        out[id(c)] = res
+    return out
+
+
+def reliefe_figures(df, comps, kinds, bayes_results) -> list:
+    """(comparison, file-name part, figure) for --plot simplex, fuji and time."""
+    import re as _re
+
+    from frcli.stats import bayes as bs
+    from frcli.stats import fuji
+
+    out = []
+    for c in comps:
+        if "simplex" in kinds:
+            for r in bayes_results.get(id(c), []):
+                name = _re.sub(r"[^A-Za-z0-9_.-]+", "_", f"simplex_{r.a}_vs_{r.b}")
+                out.append((c, name, bs.simplex_figure(r)))
+        if "fuji" in kinds or "time" in kinds:
+            part = _labelled_part(df, c)
+        if "fuji" in kinds:
+            mat = fuji.aufuji_matrix(part, c.methods, c.datasets)
+            out.append((c, "fuji", fuji.heatmap_figure(mat, c.methods,
+                                                       f"AUFUJI of the rF1 curves, {_title(c)}")))
+        if "time" in kinds:
+            out.append((c, "time", fuji.time_figure(part, c.methods, c.datasets,
+                                                    title=_title(c))))
+    return out
 
 
 def parameter_figures(df, comps, kinds, *, x=None, y=None, round_spec="none") -> list:
@@ -443,6 +545,17 @@ def _print(comps, files) -> None:
                           fmt.p_value(q["wilcoxon_p_value"]),
                           fmt.p_value(q["wilcoxon_p_adjusted"]),
                           "sig." if q["wilcoxon_significant"] else "-")
+            con.print(b)
+        if c.meta.get("bayes"):
+            first = c.meta["bayes"][0]
+            b = Table(title=f"Bayesian {first['test']} test (rope {first['rope']:g}, "
+                            f"{first['runs']} run(s) of CV): posterior probabilities",
+                      show_edge=False, pad_edge=False)
+            for col in ("A", "B", "P(A better)", "P(rope)", "P(B better)"):
+                b.add_column(col, justify="left" if col in "AB" else "right", overflow="fold")
+            for q in c.meta["bayes"]:
+                b.add_row(q["a"], q["b"], f"{q['p_a_better']:.3f}", f"{q['p_rope']:.3f}",
+                          f"{q['p_b_better']:.3f}")
             con.print(b)
         con.print()
     if files:

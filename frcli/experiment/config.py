@@ -25,9 +25,11 @@ DATASET_KEYS = ("name", "path", "test", "labels", "task", "targets", "hierarchy"
                 "nominal", "semi_supervised")
 PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify",
                  "published_folds")
-PROTOCOLS = ("holdout", "cv", "given")
+PROTOCOLS = ("holdout", "cv", "given", "repeated-cv")
 RANKER_KEYS = ("method", "params", "labeled_only")
-EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train")
+EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train",
+             "kind", "learner", "scale")
+EVAL_KINDS = ("knn", "topf")
 
 
 @dataclass(frozen=True)
@@ -47,9 +49,12 @@ class DatasetSpec:
     # rows without targets are the semi-supervised part (as a catalog entry's
     # semi_supervised); False: they are left out with a warning
     semi_supervised: bool = False
+    # a smoke run's row limit (frcli.experiment.smoke; not a config key)
+    max_rows: int | None = None
 
     def definition(self) -> dict[str, Any]:
         """What the data *are* (for run hashes): the catalog entry's loading fields or ours."""
+        rows = {"max_rows": self.max_rows} if self.max_rows is not None else {}
         if self.catalog:
             try:
                 from frcli.data import catalog
@@ -57,11 +62,14 @@ class DatasetSpec:
                 e = catalog.get(self.name)
                 return {"catalog": self.name, "task": e.task, "data": e.data,
                         "train": list(e.train), "test": list(e.test), "labels": e.labels,
-                        "targets": e.targets, "hierarchy": e.hierarchy, "drop": list(e.drop)}
+                        "targets": e.targets, "hierarchy": e.hierarchy, "drop": list(e.drop),
+                        **rows}
             except ImportError:
-                return {"catalog": self.name}
+                return {"catalog": self.name, **rows}
         d = asdict(self)
         d.pop("catalog")
+        if d["max_rows"] is None:      # absent: keeps older runs' fingerprints
+            d.pop("max_rows")
         if not d["semi_supervised"]:   # absent = false: keeps older runs' fingerprints
             d.pop("semi_supervised")
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
@@ -96,8 +104,10 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class ProtocolSpec:
-    """How each data set is split: repeated hold-out, k-fold CV or the given train/test files;
-    ``labeled`` adds nested label thinning of every training part (semi-supervised)."""
+    """How each data set is split: repeated hold-out, k-fold CV, ``repeats`` x k-fold CV
+    (``repeated-cv``: split s is fold s % folds of repetition s // folds; stratified by class,
+    or by iterative stratification for mlc) or the given train/test files; ``labeled`` adds
+    nested label thinning of every training part (semi-supervised)."""
 
     type: str = "holdout"
     repeats: int = 10
@@ -112,7 +122,8 @@ class ProtocolSpec:
 
     @property
     def n_splits(self) -> int:
-        return {"holdout": self.repeats, "cv": self.folds, "given": 1}[self.type]
+        return {"holdout": self.repeats, "cv": self.folds, "given": 1,
+                "repeated-cv": self.repeats * self.folds}[self.type]
 
     def definition(self) -> dict[str, Any]:
         """What a single split depends on: hold-out repeat r does not depend on the number of
@@ -120,7 +131,7 @@ class ProtocolSpec:
         d = {"type": self.type, "seed": self.seed}
         if self.type == "holdout":
             d.update(test_fraction=self.test_fraction)
-        elif self.type == "cv":
+        elif self.type in ("cv", "repeated-cv"):   # (repetition r does not depend on repeats)
             d.update(folds=self.folds, stratify=self.stratify)
             if not self.published_folds:     # absent = true: keeps older runs' fingerprints
                 d.update(published_folds=False)
@@ -279,6 +290,9 @@ def _protocol(d: Any, src: str) -> ProtocolSpec:
     if not isinstance(labeled, list) or not all(isinstance(x, int) and not isinstance(x, bool)
                                                 and x >= 1 for x in labeled):
         raise ConfigError(f"{src}: protocol.labeled: expected a list of positive integers")
+    if typ == "repeated-cv" and labeled:
+        raise ConfigError(f"{src}: protocol.labeled is not available with type repeated-cv "
+                          "(use cv or holdout)")
     return ProtocolSpec(
         type=typ,
         repeats=_typed(d, "repeats", int, src, "protocol", 10, pos, "an integer >= 1"),
@@ -349,12 +363,32 @@ def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
     if knn_train not in ("full", "labeled"):
         raise choices_error(f"kNN training rows in {src}: {w}.knn_train", knn_train,
                             ("full", "labeled"))
+    kind = d.get("kind", "knn")
+    if kind not in EVAL_KINDS:
+        raise choices_error(f"evaluation kind in {src}: {w}.kind", kind, EVAL_KINDS)
+    from frcli.evaluate.topf import LEARNERS, SCALES
+
+    learner = d.get("learner", "auto")
+    scale = d.get("scale", "minmax")
+    if kind != "topf":
+        for key in ("learner", "scale"):
+            if key in d:
+                raise ConfigError(f"{src}: {w}.{key} applies to kind: topf only")
+    elif learner not in LEARNERS:
+        raise choices_error(f"learner in {src}: {w}.learner", learner, LEARNERS)
+    elif scale not in SCALES:
+        raise choices_error(f"scale in {src}: {w}.scale", scale, SCALES)
+    if kind == "topf":
+        for key in ("knn", "measures", "weighted", "top", "variance", "pr"):
+            if key in d:
+                raise ConfigError(f"{src}: {w}.{key} is a kNN setting; kind: topf uses "
+                                  "learner, curve and scale")
     spec = EvalSpec(
         knn=_typed(d, "knn", int, src, w, 5, lambda v: v >= 1, "an integer >= 1"),
         measures=measures or None,
         weighted=_typed(d, "weighted", bool, src, w, True),
         top=_typed(d, "top", int, src, w, None, lambda v: v >= 1, "an integer >= 1"),
-        variance=variance, pr=pr, curve=curve)
+        variance=variance, pr=pr, curve=curve, kind=kind, learner=learner, scale=scale)
     return spec, knn_train
 
 
@@ -394,6 +428,9 @@ def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
         task = ds.task_name()
         if task is None:
             continue
+        if evaluation.kind == "topf" and task not in ("classification", "mlc"):
+            raise ConfigError(f"{src}: evaluation kind topf is for classification and mlc; "
+                              f"{ds.name!r} is {task}")
         if evaluation.measures:
             bad = [m for m in evaluation.measures if m not in default_measures(task)]
             if len(bad) == len(evaluation.measures):
@@ -428,7 +465,10 @@ def load_config(path: str | Path) -> ExperimentConfig:
         mark = getattr(e, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{p}{line}: invalid YAML: {getattr(e, 'problem', e)}") from None
-    return parse_config(doc, str(p), p.resolve().parent, text)
+    cfg = parse_config(doc, str(p), p.resolve().parent, text)
+    from frcli.experiment import smoke
+
+    return smoke.shrink(cfg) if smoke.enabled() else cfg
 
 
 def _config_hint(p: Path) -> str:
