@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-all bench reproduce lint clean
+.PHONY: install build test test-plain test-all bench reproduce lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -14,6 +14,18 @@ build:
 
 test:
 	$(PYTHON) -m pytest
+
+# The command-line tests, for CI's second environment: a plain `pip install .` (no extras)
+# plus pytest. They import the installed package (-I: not the checkout; importlib mode: a
+# dependency's top-level `tests` package cannot shadow ours); FRCLI_CATALOG points the
+# installed package at the checkout's catalog and data.
+PLAIN_TESTS = tests/test_cli.py tests/test_ux_errors.py tests/test_datasets_cli.py \
+	tests/test_stats_cli.py tests/test_experiment_config.py tests/test_experiment_run.py \
+	tests/test_experiment_store.py tests/test_data_load.py tests/test_hardening.py \
+	tests/test_store_safety.py tests/test_fuzz.py
+test-plain:
+	FRCLI_CATALOG=$(CURDIR)/configs/datasets.yaml $(PYTHON) -I -m pytest \
+		--import-mode=importlib -p no:cacheprovider $(PLAIN_TESTS)
 
 # Includes the tests marked slow (whole benchmark sets, long runs).
 test-all:

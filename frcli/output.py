@@ -5,7 +5,6 @@ returning text, so the CLI, the API and tests share them.
 """
 from __future__ import annotations
 
-import json
 import math
 from typing import Sequence
 
@@ -38,7 +37,9 @@ def to_json(rankings: Sequence[Ranking]) -> str:
     """One object (a single ranking) or ``{"rankings": [...]}`` for a grid."""
     docs = [r.to_dict() for r in rankings]
     payload = docs[0] if len(docs) == 1 else {"rankings": docs}
-    return json.dumps(payload, indent=2, default=_json_default) + "\n"
+    from frcli.jsonio import dumps    # NaN/inf as null: the output stays JSON
+
+    return dumps(payload, indent=2, default=_json_default) + "\n"
 
 
 def _json_default(o):

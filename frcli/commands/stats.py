@@ -1,8 +1,10 @@
 """``frcli stats``: Friedman/Iman–Davenport, Nemenyi, Bonferroni–Dunn, Wilcoxon+BH over data sets.
 
-Only option parsing and rendering live here; the statistics are in ``frcli.stats.tests``, the
-tables in ``frcli.stats.table`` and the figures in ``frcli.stats.cd_diagram``/``plots``. Heavy
-imports stay inside the command so ``frcli --help`` starts fast.
+Only option parsing and rendering live here; the analyses are in ``frcli.stats.analysis``
+(shared with the experiment summary and ``frcli report``), the statistics in
+``frcli.stats.tests``, the tables in ``frcli.stats.table`` and the figures in
+``frcli.stats.cd_diagram``/``plots``. Heavy imports stay inside the command so
+``frcli --help`` starts fast.
 """
 from __future__ import annotations
 
@@ -11,6 +13,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+
+from frcli.stats.analysis import (analyse, cd_figures, markdown, parameter_figures,
+                                  rounding_note, summary_frame, title)
 
 PLOTS = ("cd", "heatmap", "curves", "simplex", "fuji", "time")
 
@@ -91,8 +96,9 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
         round_spec="none", alpha=0.05, control=None, correction="bh", lower=None, plot=None,
         x=None, y=None, output=None, as_json=False, bayes=None, rope=0.05, runs=None) -> list:
     """The command's body (also usable from Python); returns the Comparisons."""
-    import json
     import sys
+
+    from frcli.jsonio import dumps
 
     from frcli.errors import ConfigError, choices_error
     from frcli.stats.tests import CORRECTIONS
@@ -169,51 +175,11 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
             obj["files"] = files
         if warnings:
             obj["warnings"] = warnings
-        sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+        sys.stdout.write(dumps(obj, indent=2) + "\n")
     else:
         for w in warnings:
             typer.echo(f"warning: {w}", err=True)
         _print(comps, files)
-    return comps
-
-
-def analyse(df, measures=None, *, methods=None, datasets=None, group_by=None,
-            round_spec="none", alpha=0.05, control=None, correction="bh", lower=None,
-            warn=None) -> list:
-    """Every analysis of a tidy frame (``frcli.stats.table``) as Comparisons, with their
-    ``meta`` (measure, group, experiment, rounding, per-data-set measures, sample-size notes).
-    Shared by ``frcli stats``, the experiment summary and ``frcli report``."""
-    from frcli.errors import ConfigError
-    from frcli.stats import table as tb
-    from frcli.stats.tests import compare, small_sample_notes
-
-    rounding, _ = tb.parse_round(round_spec)
-    tables = tb.select_tables(df, measures, methods=methods, datasets=datasets,
-                              group_by=group_by, round_spec=round_spec, lower=lower, warn=warn)
-    comps = []
-    for t in tables:
-        if control is not None and control not in t.methods:
-            raise ConfigError(f"unknown --control {control!r}; methods: " + ", ".join(t.methods))
-        lib = t.lower_is_better
-        if lib is None:  # a measure of unknown direction: --lower/--higher-is-better
-            lib = tb.lower_is_better(t.measure, lower)
-        c = compare(t.values, t.methods, t.datasets, lower_is_better=lib,
-                    alpha=alpha, control=control, correction=correction)
-        notes = small_sample_notes(len(t.datasets), alpha)
-        c.meta = {"measure": t.measure, **({"group": t.group} if t.group else {}),
-                  **({"experiment": t.experiment} if t.experiment else {}),
-                  "rounding": rounding, "dropped_datasets": t.dropped_datasets,
-                  "n_splits": t.n_splits,
-                  **({"measures": dict(zip(t.datasets, t.measures))} if t.mixed else {}),
-                  **({"notes": notes} if notes else {})}
-        if t.mixed:  # keep the measured values (the oriented ones were for ranking)
-            c.values = t.raw
-        if warn is not None:
-            where = "".join(f", {k} = {v}" for k, v in c.meta.get("group", {}).items())
-            where = (f"{t.experiment}: " if t.experiment else "") + t.measure + where
-            for n in notes:
-                warn(f"{where}: {n}")
-        comps.append(c)
     return comps
 
 
@@ -242,7 +208,7 @@ def bayes_comparisons(df, comps, test, *, rope=0.05, runs=1, control=None) -> di
     out = {}
     for c in comps:
         if c.meta.get("measures"):
-            raise ConfigError(f"--bayes needs one measure, but {_title(c)} ranks each data "
+            raise ConfigError(f"--bayes needs one measure, but {title(c)} ranks each data "
                               "set by its own; choose one with --measure")
         part = _labelled_part(df, c)
         m = c.meta["measure"]
@@ -276,40 +242,10 @@ def reliefe_figures(df, comps, kinds, bayes_results) -> list:
         if "fuji" in kinds:
             mat = fuji.aufuji_matrix(part, c.methods, c.datasets)
             out.append((c, "fuji", fuji.heatmap_figure(mat, c.methods,
-                                                       f"AUFUJI of the rF1 curves, {_title(c)}")))
+                                                       f"AUFUJI of the rF1 curves, {title(c)}")))
         if "time" in kinds:
             out.append((c, "time", fuji.time_figure(part, c.methods, c.datasets,
-                                                    title=_title(c))))
-    return out
-
-
-def parameter_figures(df, comps, kinds, *, x=None, y=None, round_spec="none") -> list:
-    """(comparison, kind, figure) for every heat map / curve plot asked for."""
-    if not kinds:
-        return []
-    from frcli.errors import ConfigError
-    from frcli.stats import plots as pl
-    from frcli.stats import table as tb
-
-    sub = tb.with_time_measures(df)
-    sub = sub.assign(label=tb.method_labels(sub))  # the labels the tables used
-    out = []
-    for c in comps:
-        m = c.meta["measure"]
-        if c.meta.get("measures"):
-            raise ConfigError(f"--plot {kinds[0]} needs one measure, but {_title(c)} ranks "
-                              "each data set by its own; choose one with --measure")
-        part = sub[sub["measure"] == m]
-        if c.meta.get("experiment"):
-            part = part[part["experiment"] == c.meta["experiment"]]
-        if c.meta.get("group"):
-            (gk, gv), = c.meta["group"].items()
-            part = part[part[gk].astype(str) == str(gv)] if gk in part.columns else part
-        part = part[part["dataset"].isin(c.datasets) & part["label"].isin(c.methods)]
-        for p in kinds:
-            fn = pl.heatmap_from_frame if p == "heatmap" else pl.curves_from_frame
-            out.append((c, p, fn(part, measure=m, lower_is_better=c.lower_is_better, x=x,
-                                 y=y, round_spec=round_spec, title=_title(c))))
+                                                    title=title(c))))
     return out
 
 
@@ -326,42 +262,6 @@ def _stem(c) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", "_".join(str(p) for p in parts)).strip("_") or "stats"
 
 
-def measure_title(c) -> str:
-    """``rrmse`` or, for the main measure, which measure ranks how many data sets."""
-    ms = c.meta.get("measures")
-    if not ms:
-        return c.meta["measure"]
-    from frcli.stats.table import lower_is_better
-
-    counts: dict[str, int] = {}
-    for m in ms.values():
-        counts[m] = counts.get(m, 0) + 1
-    parts = [f"{m} {'↓' if lower_is_better(m) else '↑'} on {n}" for m, n in counts.items()]
-    return "main measure (" + ", ".join(parts) + ")"
-
-
-def _title(c) -> str:
-    g = "".join(f", {k} = {v}" for k, v in c.meta.get("group", {}).items())
-    e = f"{c.meta['experiment']}: " if c.meta.get("experiment") else ""
-    return f"{e}{measure_title(c)}{g} (N = {len(c.datasets)} data sets)"
-
-
-def _rounding_note(c) -> str:
-    r = c.meta.get("rounding", "none")
-    return "unrounded values" if r == "none" else f"values rounded to {r} before ranking"
-
-
-# --------------------------------------------------------------------------- files
-def _summary_frame(c):
-    import pandas as pd
-
-    o = c.order
-    mixed = bool(c.meta.get("measures"))
-    return pd.DataFrame({"method": [c.methods[i] for i in o],
-                         "mean": [float("nan") if mixed else c.values[:, i].mean() for i in o],
-                         "average_rank": [c.avg_ranks[i] for i in o]})
-
-
 def _pairs_frame(c):
     import pandas as pd
 
@@ -370,14 +270,12 @@ def _pairs_frame(c):
 
 def _write_tables(c, stem: Path) -> list[str]:
     """Ranks and pairwise decisions as CSV; a summary as Markdown and LaTeX."""
-    import json
-
     import pandas as pd
 
     from frcli import display as fmt
 
     files = []
-    s = _summary_frame(c)
+    s = summary_frame(c)
     p = _pairs_frame(c)
     s.to_csv(f"{stem}_ranks.csv", index=False, float_format="%.10g")
     p.to_csv(f"{stem}_pairwise.csv", index=False, float_format="%.10g")
@@ -400,7 +298,7 @@ def _write_tables(c, stem: Path) -> list[str]:
         return re.sub(r"([_%&#$])", r"\\\1", sx)
 
     fr = c.friedman
-    t = ["% " + _title(c), r"\begin{tabular}{lrr}", r"\hline",
+    t = ["% " + title(c), r"\begin{tabular}{lrr}", r"\hline",
          r"Method & Mean & Avg.\ rank \\", r"\hline"]
     t += [rf"{tex(r.method)} & {fmt.value(r.mean)} & {fmt.rank(r.average_rank)} \\"
           for r in s.itertuples()]
@@ -408,59 +306,10 @@ def _write_tables(c, stem: Path) -> list[str]:
           rf"\multicolumn{{3}}{{l}}{{Iman--Davenport $p = {fmt.p_value(fr.f_p)}$, "
           rf"CD $= {fmt.cd(c.nemenyi_cd)}$}} \\", r"\hline", r"\end{tabular}"]
     Path(f"{stem}.tex").write_text("\n".join(t) + "\n", encoding="utf-8")
-    Path(f"{stem}.json").write_text(json.dumps(c.to_dict(), indent=2) + "\n", encoding="utf-8")
+    from frcli.jsonio import dumps
+
+    Path(f"{stem}.json").write_text(dumps(c.to_dict(), indent=2) + "\n", encoding="utf-8")
     return files + [f"{stem}.md", f"{stem}.tex", f"{stem}.json"]
-
-
-def markdown(c, heading: str = "##") -> str:
-    """One analysis as Markdown: ranks and means, the omnibus test, every pair."""
-    from frcli import display as fmt
-
-    s = _summary_frame(c)
-    fr = c.friedman
-    mixed = bool(c.meta.get("measures"))
-    lines = [f"{heading} {_title(c)}", "",
-             f"{len(c.methods)} methods, {'lower' if c.lower_is_better else 'higher'} is "
-             f"better, {_rounding_note(c)}.", ""]
-    if mixed:
-        lines += ["| method | average rank |", "|---|---:|"]
-        lines += [f"| {r.method} | {fmt.rank(r.average_rank)} |" for r in s.itertuples()]
-    else:
-        lines += ["| method | mean | average rank |", "|---|---:|---:|"]
-        lines += [f"| {r.method} | {fmt.value(r.mean)} | {fmt.rank(r.average_rank)} |"
-                  for r in s.itertuples()]
-    lines += ["", f"Friedman χ² = {fmt.statistic(fr.chi2)} (df {fr.chi2_df}), "
-              f"p = {fmt.p_value(fr.chi2_p)}; Iman–Davenport F = {fmt.statistic(fr.f)} "
-              f"(df {fr.f_df[0]}, {fr.f_df[1]}), p = {fmt.p_value(fr.f_p)}; Nemenyi CD = "
-              f"{fmt.cd(c.nemenyi_cd)} (α = {c.alpha:g})."]
-    for n in c.meta.get("notes", []):
-        lines += ["", f"Note: {n}."]
-    lines += ["", "| A | B | rank diff. | Nemenyi | Wilcoxon p | adj. p | W/T/L | Wilcoxon+"
-              f"{c.correction.upper()} |", "|---|---|---:|:-:|---:|---:|:-:|:-:|"]
-    for q in c.pairs:
-        lines.append(f"| {q['a']} | {q['b']} | {fmt.rank(q['rank_difference'])} | "
-                     f"{'yes' if q['nemenyi_significant'] else 'no'} | "
-                     f"{fmt.p_value(q['wilcoxon_p_value'])} | "
-                     f"{fmt.p_value(q['wilcoxon_p_adjusted'])} | "
-                     f"{q['a_wins']}/{q['ties']}/{q['b_wins']} | "
-                     f"{'yes' if q['wilcoxon_significant'] else 'no'} |")
-    return "\n".join(lines) + "\n"
-
-
-def cd_figures(c) -> list:
-    """(suffix, figure): the CD diagram, and the Bonferroni–Dunn one with a control."""
-    from frcli.stats.cd_diagram import cd_diagram
-
-    out = [("cd", cd_diagram(c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None,
-                             groups=c.groups, friedman_p=c.friedman.f_p, alpha=c.alpha,
-                             title=_title(c)))]
-    if c.control is not None:
-        out.append(("cd_bd", cd_diagram(
-            c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None, groups=c.groups,
-            friedman_p=c.friedman.f_p, alpha=c.alpha,
-            title=_title(c) + f", control {c.control['method']}",
-            control=c.control["method"], bd_cd=c.control["bd_cd"])))
-    return out
 
 
 def _write_cd(c, stem: Path) -> list[str]:
@@ -486,8 +335,8 @@ def _print(comps, files) -> None:
         direction = "lower is better" if c.lower_is_better else "higher is better"
         if mixed:
             direction = "each data set ranked by its task's main measure"
-        con.print(f"[bold]{_title(c)}[/bold]  k = {len(c.methods)} methods, {direction}, "
-                  f"{_rounding_note(c)}")
+        con.print(f"[bold]{title(c)}[/bold]  k = {len(c.methods)} methods, {direction}, "
+                  f"{rounding_note(c)}")
         if c.meta.get("dropped_datasets"):
             con.print(f"  dropped (incomplete): {', '.join(c.meta['dropped_datasets'])}")
         t = Table(show_edge=False, pad_edge=False)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import warnings
 
 import math
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.data.scaling import exponents, scale
 from frcli.engines import progress
 from frcli.errors import ConfigError
 
@@ -73,6 +75,7 @@ class ClusteringSpec:
     truth_cols: list[tuple[str, Any]]  # how to build each block's truth column
     target_slices: list[tuple[str, slice]] = field(default_factory=list)  # outputs for predict
     raw: np.ndarray | None = None  # uncentred columns, kept only until the truth is built
+    col_exp: np.ndarray | None = None  # (K,) column c is held as value * 2**-col_exp[c]
 
 
 def _var(col: np.ndarray) -> float:
@@ -98,14 +101,22 @@ class _Builder:
         self.alpha: list[float] = []
         self.bgroup: list[int] = []
         self.truth: list[np.ndarray] = []
+        self.exp: list[int] = []      # power-of-two scale of every column (0: as given)
 
     @property
     def K(self) -> int:
         return len(self.cols)
 
     def numeric(self, x: np.ndarray, weight: float, group: int) -> None:
+        # huge (1e300) or tiny (1e-7) values: an exact power-of-two rescaling keeps squares
+        # finite and variances above _norm's threshold; the heuristic is scale-free, so the
+        # trees are those of the unscaled column (frcli.data.scaling)
         x = np.asarray(x, dtype=np.float64)
+        e = int(exponents(x[:, None])[0])
+        if e:
+            x = np.ldexp(x, -e)
         inv = _norm(_var(x))
+        self.exp.append(e)
         self.bcol.append(self.K)
         self.cols.append(x)
         self.a.append(weight * inv)
@@ -124,6 +135,7 @@ class _Builder:
         self.bcol.append(self.K)
         for v in range(ncat):
             col = np.where(known, (codes == v).astype(np.float64), np.nan)
+            self.exp.append(0)
             self.cols.append(col)
             self.a.append(weight * inv)
             self.group.append(group)
@@ -134,6 +146,7 @@ class _Builder:
         self.truth.append(codes)
 
     def label(self, y: np.ndarray, a: float, alpha: float, group: int) -> None:
+        self.exp.append(0)
         self.bcol.append(self.K)
         self.cols.append(np.asarray(y, dtype=np.float64))
         self.a.append(a)
@@ -214,7 +227,8 @@ def clustering_spec(ds: Dataset, *, w: float | None = None, w0: float = 0.75,
         Ck = np.zeros((1, b.K))
     else:
         mode = MODE_MISSING if has_nan else MODE_COMPLETE
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # an all-? column: offset 0
             offset = np.where(np.isnan(C).all(axis=0), 0.0, np.nanmean(C, axis=0))
         offset = np.nan_to_num(offset)
         zero_one = np.all(np.isnan(C) | (C == 0.0) | (C == 1.0), axis=0)
@@ -242,7 +256,7 @@ def clustering_spec(ds: Dataset, *, w: float | None = None, w0: float = 0.75,
     }
     spec = ClusteringSpec(Ck, a, mode, indptr, indices, est0.astype(np.float64), offset,
                           np.asarray(b.group, dtype=np.int32), groups, blocks, truth_cols,
-                          target_slices, raw=C)
+                          target_slices, raw=C, col_exp=np.asarray(b.exp, dtype=np.int64))
     return spec
 
 
@@ -340,7 +354,10 @@ class PCTForest:
             np.int32)
         mf = resolve_max_features(self.max_features, F, self.ensemble)
         seeds = np.random.SeedSequence(self.seed).generate_state(self.trees, dtype=np.uint64)
-        Xt = np.ascontiguousarray(dataset.X.T)
+        # features beyond 2**64 in magnitude: scaled exactly (thresholds and extra-trees
+        # draws scale with them), so a range max - min cannot overflow
+        self.x_exp_ = exponents(dataset.X, small=False)
+        Xt = scale(np.ascontiguousarray(dataset.X.T), self.x_exp_, axis=0)
         err = None
         if rf_score:
             err = dict(spec.blocks)
@@ -375,8 +392,7 @@ class PCTForest:
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features_:
             raise ValueError(f"X must have {self.n_features_} columns")
-        K = self.spec_.a.shape[0]
-        P = _tree.predict_trees(self.trees_, X, self.ncat_, K) + self.spec_.offset
+        P = self._prototypes(X)
         sl = [s for _, s in self.spec_.target_slices]
         if not sl:
             return P
@@ -385,10 +401,8 @@ class PCTForest:
     def predict_targets(self, X: np.ndarray) -> np.ndarray:
         """One column per target: numeric means, nominal targets as the most probable class
         code (classification included), label probabilities for mlc/hmlc."""
-        _, _tree = _ext()
         X = np.ascontiguousarray(X, dtype=np.float64)
-        K = self.spec_.a.shape[0]
-        P = _tree.predict_trees(self.trees_, X, self.ncat_, K) + self.spec_.offset
+        P = self._prototypes(X)
         cols = []
         for name, sl in self.spec_.target_slices:
             if name in ("labels", "features"):
@@ -396,6 +410,16 @@ class PCTForest:
             block = P[:, sl]
             cols.append(block[:, 0] if block.shape[1] == 1 else np.argmax(block, axis=1))
         return np.column_stack(cols).astype(np.float64)
+
+    def _prototypes(self, X: np.ndarray) -> np.ndarray:
+        """Mean prototype of every row of X over the trees, in the columns' own units."""
+        _, _tree = _ext()
+        X = scale(X, getattr(self, "x_exp_", np.zeros(0, np.int64)))
+        K = self.spec_.a.shape[0]
+        P = _tree.predict_trees(self.trees_, np.ascontiguousarray(X), self.ncat_, K)
+        P += self.spec_.offset
+        e = self.spec_.col_exp
+        return np.ldexp(P, e) if e is not None and e.any() else P
 
     # -- scores ------------------------------------------------------------------------
     def scores(self, symbolic_weight: float | str = 0.5,
@@ -460,9 +484,10 @@ def _cv_loss(ds: Dataset, model: PCTForest, rows: np.ndarray) -> float:
             j < len(ds.targets) and ds.targets[j].is_nominal)
         if nominal:
             losses.append(float(np.mean(pred[known, j] != y[known])))
-        else:
-            var = float(np.nanvar(ds.Y[ds.labeled, j]))
-            mse = float(np.mean((pred[known, j] - y[known]) ** 2))
+        else:   # in the target's power-of-two scale: no overflow for huge values
+            e = int(exponents(ds.Y[ds.labeled][:, [j]])[0])
+            var = float(np.nanvar(np.ldexp(ds.Y[ds.labeled, j], -e)))
+            mse = float(np.mean((np.ldexp(pred[known, j], -e) - np.ldexp(y[known], -e)) ** 2))
             losses.append(mse / (var if var > 1e-12 else 1.0))
     return float(np.mean(losses)) if losses else 0.0
 
@@ -529,6 +554,12 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     meta: dict[str, Any] = {}
     # unlabeled rows make the forest semi-supervised only when that was asked for
     dataset = dataset.supervised_view(f"the {ensemble} ensemble")
+    if dataset.n_examples == 0 or (dataset.task != "unsupervised" and
+                                   not bool(np.any(dataset.labeled))):
+        from frcli.errors import DataError
+
+        raise DataError("no row with a known target to grow trees on",
+                        dataset.source or dataset.name)
     ssl = dataset.task != "unsupervised" and not bool(np.all(dataset.labeled))
     wv: float | None = None
     if ssl:
@@ -581,7 +612,7 @@ def _cache_key(dataset: Dataset, *parts: Any) -> str:
         if arr is not None:
             a = np.ascontiguousarray(arr)
             h.update(f"{a.dtype}{a.shape}".encode())
-            h.update(memoryview(a).cast("B"))
+            h.update(memoryview(a.reshape(-1)).cast("B"))   # 1-D: empty arrays cast too
     h.update(repr((dataset.task, dataset.semi_supervised,
                    [(a.kind, a.categories) for a in dataset.features],
                    [(a.kind, a.categories) for a in dataset.targets],

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.data.scaling import exponents, scale
 from frcli.engines import progress
 from frcli.errors import ConfigError, DataError, option
 
@@ -182,10 +183,12 @@ class _TargetDistance:
                                   f"(task is {self.task})")
             self.distance = "mean"
             Y = np.asarray(dataset.Y, dtype=np.float64)
-            self.Y = Y
             nominal = np.array([t.is_nominal for t in dataset.targets], dtype=bool)
             if nominal.size != Y.shape[1]:  # targets not described: numeric, or class codes
                 nominal = np.full(Y.shape[1], self.task == "classification")
+            e = exponents(Y, small=False)   # huge targets: exact rescaling, as the features
+            e[nominal] = 0
+            self.Y = Y = scale(Y, e)
             nv = np.array([len(t.categories) for t in dataset.targets] or [0] * Y.shape[1])
             self.meta = column_meta(Y, nominal, nv, label_rows)
             self.n_per = Y.shape[1] if per_target else 0
@@ -298,6 +301,14 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
             for o in out:
                 o.per_target = np.zeros((dataset.n_targets, dataset.n_features))
         _per_target_relieff(dataset, out, iterations, neighbours, sigma, seed, jobs, prep)
+    # a feature with no known value differs (d = 1) in every pair: its estimate is exactly
+    # 1 - 1 = 0, as for a constant feature; rounding left ~1e-16, which would rank it
+    empty = np.isnan(dataset.X).all(axis=0)
+    if empty.any():
+        for o in out:
+            o.importances = np.where(empty, 0.0, o.importances)
+            if o.per_target is not None:
+                o.per_target = np.where(empty[None, :], 0.0, o.per_target)
     if any(o.meta.get("constant_targets") for o in out):
         import warnings
         warnings.warn(f"{dataset.name}: every sampled example and its neighbours have the "
@@ -311,8 +322,13 @@ def _prepare(dataset: Dataset, sparse: str):
     of X the kernels read, and the sparse layout when it pays off."""
     if sparse not in ("auto", "yes", "no"):
         raise ConfigError(f"bad value {sparse!r} for parameter 'sparse' (auto, yes, no)")
-    fmeta = column_meta(dataset.X, dataset.nominal_mask, dataset.n_categories)
-    Xc = np.ascontiguousarray(dataset.X.T)
+    # features beyond 2**64 in magnitude (±1.7e308: max - min overflows) are scaled by a power
+    # of two, which leaves every diff |a - b| / range bit-identical (frcli.data.scaling)
+    e = exponents(dataset.X, small=False)
+    e[dataset.nominal_mask] = 0
+    X = scale(dataset.X, e)
+    fmeta = column_meta(X, dataset.nominal_mask, dataset.n_categories)
+    Xc = np.ascontiguousarray(X.T)
     sp = None
     if sparse != "no" and Xc.size:
         # measured break-even density ~0.1-0.15 (osales 0.16: dense wins; enron 0.08: sparse)
@@ -397,7 +413,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     n_el = eligible.size
     counts = [iteration_count(v, n_el) for v in iterations]
     if n_el == 0:
-        raise ConfigError("no examples to sample (every target is unknown)")
+        raise DataError("no examples to sample: every target is unknown",
+                        dataset.source or dataset.name)
     m = max(counts)
     perm = np.random.default_rng(seed).permutation(eligible)
     rows = np.ascontiguousarray(perm[:m], dtype=np.int32)

@@ -26,6 +26,18 @@ DATASET_KEYS = ("name", "path", "test", "labels", "task", "targets", "hierarchy"
 PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify",
                  "published_folds")
 PROTOCOLS = ("holdout", "cv", "given", "repeated-cv")
+# the protocol keys each type reads beyond type/seed/labeled: any other is refused rather than
+# silently ignored (a `folds:` under holdout); a type missing here accepts every key
+PROTOCOL_USES = {"holdout": ("repeats", "test_fraction"), "cv": ("folds", "stratify"),
+                 "given": (), "repeated-cv": ("repeats", "folds", "stratify")}
+# sanity bounds of the counts in a config (issue 9): far above the papers' (10 repeats,
+# 10 folds, labeled sizes up to a few thousand) and low enough to fail at once, not after
+# hours of planning or gigabytes of memory
+MAX_REPEATS = 1000
+MAX_FOLDS = 1000
+MAX_LABELED_SIZES = 100
+MAX_COUNT = 10**9            # a labeled size, knn, top, a curve point: beyond any data set
+MAX_SEED = 2**63 - 1         # seeds are stored as SQLite integers
 RANKER_KEYS = ("method", "params", "labeled_only")
 EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train",
              "kind", "learner", "scale")
@@ -283,23 +295,35 @@ def _protocol(d: Any, src: str) -> ProtocolSpec:
     typ = d.get("type", "holdout")
     if typ not in PROTOCOLS:
         raise choices_error(f"protocol type in {src}", typ, PROTOCOLS)
-    pos = (lambda v: v >= 1)
+    if typ in PROTOCOL_USES:
+        unused = [k for k in d if k not in ("type", "seed", "labeled") + PROTOCOL_USES[typ]]
+        if unused:
+            uses = ", ".join(("type", "seed", "labeled") + PROTOCOL_USES[typ])
+            raise ConfigError(f"{src}: protocol.{unused[0]} does not apply to protocol type "
+                              f"{typ!r} (it reads: {uses}); remove it")
     labeled = d.get("labeled") or []
     if isinstance(labeled, int):
         labeled = [labeled]
     if not isinstance(labeled, list) or not all(isinstance(x, int) and not isinstance(x, bool)
-                                                and x >= 1 for x in labeled):
-        raise ConfigError(f"{src}: protocol.labeled: expected a list of positive integers")
+                                                and 1 <= x <= MAX_COUNT for x in labeled):
+        raise ConfigError(f"{src}: protocol.labeled: expected a list of integers in "
+                          f"1..{MAX_COUNT}")
+    if len(set(labeled)) > MAX_LABELED_SIZES:
+        raise ConfigError(f"{src}: protocol.labeled: {len(set(labeled))} sizes; at most "
+                          f"{MAX_LABELED_SIZES}")
     if typ == "repeated-cv" and labeled:
         raise ConfigError(f"{src}: protocol.labeled is not available with type repeated-cv "
                           "(use cv or holdout)")
     return ProtocolSpec(
         type=typ,
-        repeats=_typed(d, "repeats", int, src, "protocol", 10, pos, "an integer >= 1"),
+        repeats=_typed(d, "repeats", int, src, "protocol", 10, lambda v: 1 <= v <= MAX_REPEATS,
+                       f"an integer in 1..{MAX_REPEATS}"),
         test_fraction=_typed(d, "test_fraction", float, src, "protocol", 1 / 3,
                              lambda v: 0 < v < 1, "a number in (0, 1)"),
-        folds=_typed(d, "folds", int, src, "protocol", 10, lambda v: v >= 2, "an integer >= 2"),
-        seed=_typed(d, "seed", int, src, "protocol", 0),
+        folds=_typed(d, "folds", int, src, "protocol", 10, lambda v: 2 <= v <= MAX_FOLDS,
+                     f"an integer in 2..{MAX_FOLDS}"),
+        seed=_typed(d, "seed", int, src, "protocol", 0, lambda v: 0 <= v <= MAX_SEED,
+                    "an integer in 0..2**63-1"),
         labeled=tuple(sorted(set(labeled))),
         stratify=_typed(d, "stratify", bool, src, "protocol", True),
         published_folds=_typed(d, "published_folds", bool, src, "protocol", True),
@@ -349,8 +373,11 @@ def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
                 raise choices_error(f"measure in {src}: {w}.measures", m, MEASURES)
     curve = d.get("curve")
     if curve is not None and curve != "pow2":
-        if not (isinstance(curve, list) and all(isinstance(x, int) and x >= 1 for x in curve)):
-            raise ConfigError(f"{src}: {w}.curve: expected 'pow2' or a list of integers >= 1")
+        if not (isinstance(curve, list) and 0 < len(curve) <= 1000 and all(
+                isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= MAX_COUNT
+                for x in curve)):
+            raise ConfigError(f"{src}: {w}.curve: expected 'pow2' or a list of at most 1000 "
+                              f"integers in 1..{MAX_COUNT}")
         curve = tuple(curve)
     variance = d.get("variance", "train")
     if variance not in ("train", "test"):
@@ -384,10 +411,12 @@ def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
                 raise ConfigError(f"{src}: {w}.{key} is a kNN setting; kind: topf uses "
                                   "learner, curve and scale")
     spec = EvalSpec(
-        knn=_typed(d, "knn", int, src, w, 5, lambda v: v >= 1, "an integer >= 1"),
+        knn=_typed(d, "knn", int, src, w, 5, lambda v: 1 <= v <= MAX_COUNT,
+                   f"an integer in 1..{MAX_COUNT}"),
         measures=measures or None,
         weighted=_typed(d, "weighted", bool, src, w, True),
-        top=_typed(d, "top", int, src, w, None, lambda v: v >= 1, "an integer >= 1"),
+        top=_typed(d, "top", int, src, w, None, lambda v: 1 <= v <= MAX_COUNT,
+                   f"an integer in 1..{MAX_COUNT}"),
         variance=variance, pr=pr, curve=curve, kind=kind, learner=learner, scale=scale)
     return spec, knn_train
 
@@ -404,8 +433,10 @@ def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
         if req not in d:
             raise ConfigError(f"{src}: missing required key '{req}'")
     name = _typed(d, "name", str, src, "name")
-    if not name or "/" in name or name.startswith("."):
-        raise ConfigError(f"{src}: name {name!r} must be a plain folder name")
+    if (not name or "/" in name or "\\" in name or name.startswith(".") or len(name) > 100
+            or not name.isprintable()):
+        raise ConfigError(f"{src}: name {name!r} must be a plain folder name (printable, no "
+                          f"'/', at most 100 characters)")
     if not isinstance(d["datasets"], list) or not d["datasets"]:
         raise ConfigError(f"{src}: 'datasets' must be a non-empty list")
     datasets = tuple(_dataset(x, i, src, base) for i, x in enumerate(d["datasets"]))
@@ -445,8 +476,6 @@ def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
-    import yaml
-
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -459,12 +488,9 @@ def load_config(path: str | Path) -> ExperimentConfig:
                           f"{e.start}") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the config: {e.strerror or e}") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{p}{line}: invalid YAML: {getattr(e, 'problem', e)}") from None
+    from frcli.experiment.yamlio import load_yaml   # duplicate keys, huge numbers, NUL
+
+    doc = load_yaml(text, str(p))
     cfg = parse_config(doc, str(p), p.resolve().parent, text)
     from frcli.experiment import smoke
 

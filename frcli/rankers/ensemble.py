@@ -22,7 +22,8 @@ import numpy as np
 
 from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError
-from frcli.rankers.base import Param, Ranker, Ranking, parse_bool, parse_float, parse_int
+from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_float, parse_int,
+                               require_labels)
 
 
 @contextlib.contextmanager
@@ -82,13 +83,17 @@ def _parse_w(v: Any) -> float | str:
     return x
 
 
+MAX_TREES = 100_000     # a sanity bound (the papers grow 100 to 1000); memory is checked too
+
+
 class EnsembleRanker(Ranker):
     """Symbolic / Genie3 / Random Forest scores of bagging, random forests or extra trees."""
 
     tasks = TASKS
     description = "PCT-ensemble scores: Symbolic, Genie3, Random Forest (permutation)"
     params = (
-        Param("trees", parse_int, 100, "number of trees", lambda v: v >= 1, "must be >= 1"),
+        Param("trees", parse_int, 100, "number of trees", lambda v: 1 <= v <= MAX_TREES,
+              f"must be in 1..{MAX_TREES}"),
         Param("max_features", _parse_max_features, "default",
               "features tried per node: sqrt (⌈√F⌉), log2, all, an int or a fraction; "
               "default sqrt for rf, all for bagging and et"),
@@ -133,6 +138,7 @@ class EnsembleRanker(Ranker):
             raise ConfigError(f"method '{self.method}' needs targets; task 'unsupervised' "
                               "has none (use the method without -str)")
         grid = super().validate(dataset, params_grid)
+        require_labels(dataset, self.method)
         if dataset.task != "hmlc" and self.explicit(params_grid, grid, "w0"):
             raise ConfigError(f"parameter 'w0' applies to hmlc data only (task is "
                               f"{dataset.task}); leave it out")
@@ -145,7 +151,21 @@ class EnsembleRanker(Ranker):
                     raise ConfigError(
                         f"method '{self.method}' needs out-of-bag examples: the Random Forest "
                         "score is undefined without bootstrap; use --param bootstrap=true")
+        self._check_memory(dataset, grid)
         return grid
+
+    def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
+        """Refuse before growing a forest that cannot fit in memory (the largest of the
+        grid: most trees, smallest leaves; one forest at a time, -str included)."""
+        from frcli.engines.memory import check_memory, clustering_width, forest_bytes
+
+        trees, min_leaf = max(grid["trees"]), min(grid["min_leaf"])
+        ssl = dataset.semi_supervised and dataset.labeled is not None and \
+            not bool(np.all(dataset.labeled))
+        need = forest_bytes(dataset.n_examples, dataset.n_features,
+                            clustering_width(dataset, ssl), trees, min_leaf)
+        check_memory(need, f"method '{self.method}' with trees={trees}, min_leaf={min_leaf:g} "
+                           f"on {dataset.n_examples} rows")
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
