@@ -101,6 +101,7 @@ class RelationalRanker(Ranker):
 
     tasks = ("classification",)
     relational = True
+    learns = False      # the tabular degeneracy check reads X; fit_rank has its own
     description = "relational trees and ensembles: Symbolic and Genie3 per relation"
     params = (
         Param("trees", parse_int, 50, "number of trees (boosting: iterations)",
@@ -201,6 +202,12 @@ class RelationalRanker(Ranker):
         }
         if tuning is not None:
             meta["tuning"] = tuning
+        if not np.any(sc["importances"] > 0):
+            import warnings
+
+            warnings.warn(f"{dataset.source or dataset.name}: degenerate ranking by "
+                          f"'{self.method}': no tree found a test (every relation got "
+                          "importance 0)", stacklevel=3)
         used = {k: v for k, v in params.items()}
         r = Ranking(self.method, dataset.feature_names, sc["importances"], used,
                     timings={**model.timings, "rank_s": time.perf_counter() - t0}, meta=meta)
