@@ -320,13 +320,23 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                     pt_acc[col_group[c] * F + f] += b.colbuf[c]
         # partition into [right child | left child], each keeping the node's row order (as
         # CLUS's applyWeighted does), rows with the value missing in both with the shares
-        if (grow(<void**>&b.tidx, &b.cap_t, m + nmiss, sizeof(int32_t))
-                or grow(<void**>&b.twt, &b.cap_tw, m + nmiss, sizeof(double))
+        if (grow(<void**>&b.tidx, &b.cap_t, m + nmiss + 1, sizeof(int32_t))
+                or grow(<void**>&b.twt, &b.cap_tw, m + nmiss + 1, sizeof(double))
                 or grow(<void**>&b.idx, &b.cap_idx, e + nmiss, sizeof(int32_t))
                 or grow(<void**>&b.wt, &b.cap_wt, e + nmiss, sizeof(double))):
             return -1
         q = 0
-        for p in range(s, e):
+        if nmiss == 0:      # branch-free (the sides are unpredictable): right rows, then left
+            for p in range(s, e):
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p]
+                q += b.side[p - s]
+            nr = q
+            for p in range(s, e):
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p]
+                q += 1 - b.side[p - s]
+        for p in range(s, e if nmiss > 0 else s):
             side = b.side[p - s]
             if side == 1:
                 b.tidx[q] = b.idx[p]
@@ -336,8 +346,9 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 b.tidx[q] = b.idx[p]
                 b.twt[q] = b.wt[p] * pr
                 q += 1
-        nr = q - nmiss              # the right child is [s, s + nr + nmiss)
-        for p in range(s, e):
+        if nmiss > 0:
+            nr = q - nmiss          # the right child is [s, s + nr + nmiss)
+        for p in range(s, e if nmiss > 0 else s):
             side = b.side[p - s]
             if side == 0:
                 b.tidx[q] = b.idx[p]

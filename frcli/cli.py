@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from frcli.commands import datasets, experiment, rank, report, results, stats
+from frcli.commands import datasets, experiment, rank, report, results, stats, tree
 
 app = typer.Typer(
     name="frcli",
@@ -27,6 +27,7 @@ experiment.register(app)
 results.register(app)
 stats.register(app)
 report.register(app)
+tree.register(app)
 
 
 def _show_version(value: bool) -> None:

@@ -173,22 +173,35 @@ def to_fimp(rankings: Sequence[Ranking], dataset_name: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
+def by_method(rankings: Sequence[Ranking]) -> list[tuple[str, list[Ranking]]]:
+    """The rankings grouped by method, in order of first appearance."""
+    groups: dict[str, list[Ranking]] = {}
+    for r in rankings:
+        groups.setdefault(r.method, []).append(r)
+    return list(groups.items())
+
+
 def render(rankings: Sequence[Ranking], fmt: str, *, which: int | None = 0,
            dataset_name: str = "") -> str:
-    """Text of ``rankings`` in ``fmt``; table/csv show ranking ``which`` (None = all)."""
+    """Text of ``rankings`` in ``fmt``; table/csv show ranking ``which`` (None = all).
+    Rankings of several methods: one .fimp block per method (CLUS writes one file each),
+    and a ``method`` column in the CSV."""
     if fmt == "json":
         return to_json(rankings if which is None else [rankings[which]])
     if fmt == "fimp":
-        return to_fimp(rankings if which is None else [rankings[which]], dataset_name)
+        chosen = rankings if which is None else [rankings[which]]
+        return "\n".join(to_fimp(g, dataset_name) for _, g in by_method(chosen))
     chosen = rankings if which is None else [rankings[which]]
     if fmt == "csv":
         if len(chosen) == 1:
             return to_csv(chosen[0])
-        # a grid as one tidy CSV: the parameters as leading columns
-        keys = list(chosen[0].params)
-        lines = [",".join(keys + ["feature", "importance", "rank"])]
+        # a grid as one tidy CSV: the method (if several) and parameters as leading columns
+        several = len(by_method(chosen)) > 1
+        keys = list(dict.fromkeys(k for r in chosen for k in r.params))
+        lines = [",".join((["method"] if several else []) + keys
+                          + ["feature", "importance", "rank"])]
         for r in chosen:
-            pv = [str(r.params[k]) for k in keys]
+            pv = ([r.method] if several else []) + [str(r.params.get(k, "")) for k in keys]
             for name, imp, rk in zip(r.feature_names, r.importances, r.ranks()):
                 lines.append(",".join(pv + [_csv_field(name), _fmt(imp), str(rk)]))
         return "\n".join(lines) + "\n"

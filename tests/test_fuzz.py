@@ -352,4 +352,4 @@ def test_mutated_inputs_end_cleanly(kind):
 @pytest.mark.timeout(3600)
 @pytest.mark.parametrize("kind", list(DEFAULT))
 def test_mutated_inputs_end_cleanly_long(kind):
-    _make(kind, 10 * DEFAULT[kind], slow=True)()
+    _make(kind, 25 * DEFAULT[kind], slow=True)()

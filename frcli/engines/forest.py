@@ -311,11 +311,16 @@ class PCTForest:
     distribution (classification), label probabilities (mlc, hmlc), or the centroid of all
     feature columns (unsupervised). ``scores()`` gives the ranking scores of the grown trees.
     ``w`` (semi-supervised) applies only when some rows are unlabeled; ``None`` = supervised.
+    ``ties``: which of several tests that split a node equally well (within CLUS's 1e-6) wins:
+    ``"first"``, the feature first in the data (CLUS's rule, the default: single trees are
+    then CLUS's trees), or ``"random"``, a uniformly random one (rankings then do not depend on
+    the order of the columns; see ``_splitter.draw_features``).
     """
 
     def __init__(self, ensemble: str = "rf", trees: int = 100, max_features: Any = None,
                  min_leaf: float = 2.0, bootstrap: bool | None = None, w: float | None = None,
-                 w0: float = 0.75, hmlc_normalise: bool = False, seed: int = 0, jobs: int = 1):
+                 w0: float = 0.75, hmlc_normalise: bool = False, ties: str = "first",
+                 seed: int = 0, jobs: int = 1):
         if ensemble not in ENSEMBLES:
             from frcli.errors import choices_error
             raise choices_error("ensemble", ensemble, ENSEMBLES)
@@ -331,6 +336,10 @@ class PCTForest:
         self.w = w
         self.w0 = w0
         self.hmlc_normalise = hmlc_normalise
+        if ties not in ("first", "random"):
+            from frcli.errors import choices_error
+            raise choices_error("ties", ties, ("first", "random"))
+        self.ties = ties
         self.seed = int(seed)
         self.jobs = max(1, int(jobs))
 
@@ -367,7 +376,8 @@ class PCTForest:
             Xt, ncat, spec.C, spec.a, spec.mode, spec.indptr, spec.indices, spec.est0,
             spec.col_group, G, seeds, mf, self.min_leaf, self.ensemble == "et",
             self.bootstrap, keep_values, self.jobs, rf_score=rf_score, err_spec=err,
-            per_target=per_target and G > 0, progress=progress.slots(self.trees, "trees grown"))
+            per_target=per_target and G > 0, progress=progress.slots(self.trees, "trees grown"),
+            random_ties=self.ties == "random")
         spec.raw = None              # the model keeps weights and offsets, not the data
         spec.truth_cols = []
         spec.C = spec.C[:0]
@@ -429,6 +439,10 @@ class PCTForest:
         Symbolic: sum over nodes testing the feature of symbolic_weight**depth, or
         |E(N)|/|D_TRAIN| with ``"dynamic"``; Genie3: sum of h* (spec-core §4.1-4.2), or of
         |E(N)|·h* with ``genie3_extra_node_weight`` (the MLC paper's eq. 2, ambiguity A1).
+        With per-target scores, also ``genie3_raw_per_target`` (each target's variance
+        reduction in its own units, as CLUS's .fimp per-target columns) and ``genie3_raw``,
+        their plain mean over targets (CLUS 2.12.8's overall .fimp column); see
+        ``genie3_raw``.
         """
         F, T = self.n_features_, len(self.trees_)
         feat = np.concatenate([t["feature"] for t in self.trees_])
@@ -451,12 +465,33 @@ class PCTForest:
         }
         if self._per_target:
             out["genie3_per_target"] = self._res["genie3_per_target"] / T
+            out["genie3_raw_per_target"] = genie3_raw(self.spec_, out["genie3_per_target"])
+            out["genie3_raw"] = out["genie3_raw_per_target"].mean(axis=0)
         if self._rf:
             out["rf"] = self._res["rf"] / T
             out["meta"]["rf_zero_error_trees"] = int(self._res["n_zero_err"])
             if self._per_target:
                 out["rf_per_target"] = self._res["rf_per_target"] / T
         return out
+
+
+def genie3_raw(spec: ClusteringSpec, per_target: np.ndarray) -> np.ndarray:
+    """Per-target Genie3 in the targets' own units: each group's share of h* divided by its
+    column weight a_c (1/(T·Var_train) for a numeric target), i.e. the reduction of the
+    target's sum of squares (of n·Gini for a nominal one).
+
+    CLUS writes these as its per-target .fimp columns, and (2.12.8) the plain mean of them as
+    the "overall" column, whereas the papers' Genie3 (and our default) sums h*, the heuristic's
+    normalised variance reduction: the two overall rankings differ when targets have very
+    different variances (the raw mean is dominated by the targets in the largest units).
+    """
+    G = per_target.shape[0]
+    a = np.ones(G)
+    for g in range(G):
+        cols = np.flatnonzero(spec.col_group == g)
+        if cols.size and spec.a[cols[0]] > 0:
+            a[g] = spec.a[cols[0]]
+    return per_target / a[:, None]
 
 
 # -- semi-supervised w by internal cross-validation ---------------------------------------------
@@ -493,7 +528,8 @@ def _cv_loss(ds: Dataset, model: PCTForest, rows: np.ndarray) -> float:
 
 
 def choose_w(ds: Dataset, *, ensemble: str, trees: int, max_features: Any, min_leaf: float,
-             bootstrap: bool | None, w0: float, seed: int, jobs: int, folds: int = 4,
+             bootstrap: bool | None, w0: float, seed: int, jobs: int, ties: str = "first",
+             folds: int = 4,
              grid: tuple[float, ...] = W_GRID) -> tuple[float, dict[float, float]]:
     """Pick w by K-fold CV over the labeled rows (unlabeled rows join every training part,
     except for w = 1); ties go to the larger w (spec-ssl-unsup §1.5, A3)."""
@@ -513,7 +549,8 @@ def choose_w(ds: Dataset, *, ensemble: str, trees: int, max_features: Any, min_l
             sub = ds.subset(np.sort(train))
             model = PCTForest(ensemble, trees=trees, max_features=max_features,
                               min_leaf=min_leaf, bootstrap=bootstrap,
-                              w=w if w < 1.0 else None, w0=w0, seed=seed + i, jobs=jobs)
+                              w=w if w < 1.0 else None, w0=w0, ties=ties, seed=seed + i,
+                              jobs=jobs)
             model.fit(sub)
             total += _cv_loss(ds, model, test)
         losses[w] = total
@@ -527,14 +564,15 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
                   max_features: Any = None, min_leaf: float = 2.0,
                   bootstrap: bool | None = None, w: float | str | None = None,
                   w0: float = 0.75, symbolic_weight: float | str = 0.5,
-                  rf_score: bool | None = None, per_target: bool = True, seed: int = 0,
-                  jobs: int = 1) -> dict[str, Any]:
+                  rf_score: bool | None = None, per_target: bool = True, ties: str = "first",
+                  seed: int = 0, jobs: int = 1) -> dict[str, Any]:
     """Grow one forest and return every score it supports, so a caller that needs Symbolic,
     Genie3 and RF rankings (the experiment runner) grows the forest once.
 
     Returns ``{"symbolic": (F,), "genie3": (F,), "rf": (F,) if computed,
-    "genie3_per_target" / "rf_per_target": (T, F) if per_target, "target_names",
-    "meta", "timings"}``. ``rf_score`` defaults to "whenever the ensemble bootstraps".
+    "genie3_per_target" / "rf_per_target": (T, F) and "genie3_raw" (F,) /
+    "genie3_raw_per_target" (T, F) if per_target, "target_names", "meta", "timings"}``.
+    ``rf_score`` defaults to "whenever the ensemble bootstraps".
     ``w``: a float, ``"auto"`` (internal CV) or None; used only when some rows are unlabeled
     and ``dataset.semi_supervised`` (otherwise those rows are dropped with a warning).
     """
@@ -544,7 +582,7 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     if rf_score is None:
         rf_score = boot
     key = (_cache_key(dataset, ensemble, trees, max_features, min_leaf, bootstrap, w, w0,
-                      symbolic_weight, per_target, seed) if _REUSE else None)
+                      symbolic_weight, per_target, ties, seed) if _REUSE else None)
     hit = _FOREST_CACHE.get(key) if key is not None else None
     if hit is not None and (hit["has_rf"] or not rf_score):
         out = copy.deepcopy(hit["out"])
@@ -566,14 +604,15 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
         if w is None or w == "auto":
             wv, losses = choose_w(dataset, ensemble=ensemble, trees=min(trees, 20),
                                   max_features=max_features, min_leaf=min_leaf,
-                                  bootstrap=bootstrap, w0=w0, seed=seed, jobs=jobs)
+                                  bootstrap=bootstrap, w0=w0, ties=ties, seed=seed,
+                                  jobs=jobs)
             meta["w_cv_loss"] = {str(k): v for k, v in losses.items()}
         else:
             wv = float(w)
         meta["w"] = wv
     t1 = time.perf_counter()
     model = PCTForest(ensemble, trees=trees, max_features=max_features, min_leaf=min_leaf,
-                      bootstrap=bootstrap, w=wv, w0=w0, seed=seed, jobs=jobs)
+                      bootstrap=bootstrap, w=wv, w0=w0, ties=ties, seed=seed, jobs=jobs)
     model.fit(dataset, rf_score=rf_score, per_target=per_target, keep_values=False)
     out = model.scores(symbolic_weight)
     out["meta"].update(meta)

@@ -22,8 +22,8 @@ import numpy as np
 
 from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError
-from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_float, parse_int,
-                               require_labels)
+from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
+                                parse_int, require_labels)
 
 
 @contextlib.contextmanager
@@ -109,6 +109,14 @@ class EnsembleRanker(Ranker):
               "(internal 4-fold CV over 0, 0.1, ..., 1)"),
         Param("w0", parse_float, 0.75, "hmlc label-weight base w(l) = w0 * agg(parents)",
               lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
+        Param("ties", parse_choice("first", "random"), "first",
+              "tests that split a node equally well (within 1e-6): 'first' = the feature "
+              "first in the data (CLUS), 'random' = a random one (column order then does "
+              "not matter)"),
+        Param("genie3_scale", parse_choice("normalised", "raw"), "normalised",
+              "overall Genie3: 'normalised' = sum of h* (the papers), 'raw' = mean over "
+              "targets of each target's variance reduction in its units (CLUS's .fimp "
+              "overall column)"),
     )
 
     def __init__(self, method: str):
@@ -118,9 +126,10 @@ class EnsembleRanker(Ranker):
         self.ensemble = parts[1] if len(parts) > 1 else "rf"
         self.str_variant = parts[-1] == "str"
         # each method declares only what it uses: symbolic_weight means nothing to Genie3 or
-        # the RF score, and -str needs targets
-        if self.score != "symbolic":
-            self.params = tuple(p for p in type(self).params if p.name != "symbolic_weight")
+        # the RF score, genie3_scale nothing to the others, and -str needs targets
+        own = {"symbolic": "symbolic_weight", "genie3": "genie3_scale"}
+        self.params = tuple(p for p in type(self).params
+                            if p.name not in own.values() or own.get(self.score) == p.name)
         if self.str_variant:
             self.tasks = tuple(t for t in TASKS if t != "unsupervised")
 
@@ -181,8 +190,10 @@ class EnsembleRanker(Ranker):
         kw = dict(trees=params["trees"], max_features=mf,
                   min_leaf=params["min_leaf"], bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
-                  rf_score=self.score == "rf", seed=seed, jobs=jobs)
-        key = {"symbolic": "symbolic", "genie3": "genie3", "rf": "rf"}[self.score]
+                  ties=params["ties"], rf_score=self.score == "rf", seed=seed, jobs=jobs)
+        key = self.score
+        if key == "genie3" and params.get("genie3_scale") == "raw":
+            key = "genie3_raw"
         meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score,
                                 "task": dataset.task}
         timings: dict[str, float] = {}
@@ -218,7 +229,7 @@ class EnsembleRanker(Ranker):
                         else "regression")
                 sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task=task,
                                           targets=[ds.targets[j]] if ds.targets else [])
-            res = forest_scores(sub, self.ensemble, per_target=False, **kw)
+            res = forest_scores(sub, self.ensemble, per_target=key == "genie3_raw", **kw)
             rows.append(res[key])
             metas.append(res["meta"])
         per_target = np.vstack(rows)

@@ -60,6 +60,9 @@ class ReliefRanker(Ranker):
         Param("weights", parse_choice("sum", "mean"), "sum",
               "hmlc DAG weights: sum over parents, top level w0 (CLUS) or mean, top 1 (thesis)"),
         Param("per_target", parse_bool, False, "also store per-target importances"),
+        Param("search", parse_choice("exact", "approximate"), "exact",
+              "neighbour search: exact (CLUS's neighbours) or approximate (pynndescent, for "
+              "data beyond tens of thousands of rows; agreement in docs/benchmarks.md)"),
         Param("nominal_targets", parse_choice("relieff", "shared"), "relieff",
               "per-target ranking of nominal targets/labels: ReliefF (CLUS) or the shared "
               "neighbours with a 0/1 distance"),
@@ -149,8 +152,8 @@ class ReliefRanker(Ranker):
                 weight_aggregate=fixed["weights"],
                 per_target=per_str or fixed["per_target"],
                 nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
-                influence=(fixed["influence_far"], fixed["influence_near"]), seed=seed,
-                jobs=jobs)
+                influence=(fixed["influence_far"], fixed["influence_near"]),
+                search=fixed["search"], seed=seed, jobs=jobs)
         elapsed = time.perf_counter() - t0
         out = []
         for r in results:
