@@ -142,11 +142,18 @@ def main() -> int:
                     best[who] = res
                 print(f"{name} {who}: {res}", flush=True)
         rows.append((name, len(split["train"]), len(split["test"]), tt, best))
+    import os
+    import platform
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
     lines = [
         f"`nice -n 10 python bench/bench_relational.py --datasets {a.datasets} --trees "
         f"{a.trees}" + (f" --re3py-trees {a.re3py_trees}" if a.re3py_trees else "") +
-        f"` (re3py {version}; one thread each; fresh process per fit, interleaved; best of "
-        f"{a.repeat}). Random forest of {a.trees} trees, ℓ = 2, √ of the candidate features "
+        f" --repeat {a.repeat}` (`make bench-relational`; commit {commit}, re3py {version}, "
+        f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f} on 2 "
+        "cores at the end: absolute times are noisy, ratios less so; one thread each; fresh "
+        f"process per fit, interleaved; best of {a.repeat}). Random forest of {a.trees} trees, ℓ = 2, √ of the candidate features "
         "per node, the data set's aggregates and atom tests, fold 1 as test set.",
         "",
         "| set | train / test | re3py s | frcli s | ratio | frcli s, continuation none | "
