@@ -565,3 +565,18 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
         free(trees)
     return {"trees": out_trees, "genie3_per_target": sum_pt, "rf": sum_rf,
             "rf_per_target": sum_rfp, "n_zero_err": n_zero}
+
+
+def bootstrap_counts(const uint64_t[::1] seeds, intp_t n):
+    """(T, n) int32: how often each row is in tree t's bag, drawn exactly as ``grow_forest``
+    draws it from ``seeds[t]`` (0 = out of bag). For scores computed after the forest, such as
+    CLUS's variant of the RF score (``frcli.engines.rf_clus``)."""
+    cdef intp_t T = seeds.shape[0], t, i
+    cdef uint64_t rng
+    out = np.zeros((T, n), dtype=np.int32)
+    cdef int32_t[:, ::1] o = out
+    for t in range(T):
+        rng = seed_state(seeds[t])
+        for i in range(n):
+            o[t, rand_int(&rng, n)] += 1
+    return out
