@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Callable
 
 
 def finite(obj: Any) -> Any:
@@ -38,8 +38,13 @@ def _key(k: Any) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
 
 
-def dumps(obj: Any, *, indent: int | None = None) -> str:
-    """``json.dumps(obj, indent=indent)`` with non-finite floats as ``null``, at any depth."""
+_BASIC = (dict, list, str, int, float, bool, type(None))
+
+
+def dumps(obj: Any, *, indent: int | None = None,
+          default: Callable[[Any], Any] | None = None) -> str:
+    """``json.dumps(obj, indent=indent, default=default)`` with non-finite floats as
+    ``null``, at any depth."""
     item_sep = "," if indent is not None else ", "
     out: list[str] = []
     stack: list[tuple[bool, Any, int]] = [(False, obj, 0)]      # (is text, value, level)
@@ -49,6 +54,8 @@ def dumps(obj: Any, *, indent: int | None = None) -> str:
             out.append(value)
             continue
         value = _plain(value)
+        if default is not None and not isinstance(value, _BASIC):
+            value = _plain(default(value))
         if isinstance(value, dict):
             pairs = [(_key(k) + ": ", v) for k, v in value.items()]
             opening, closing = "{", "}"

@@ -336,6 +336,82 @@ def _tree_case(data) -> None:
             json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON token {c}: {out}"))
 
 
+# relational data (issue 13's readers): the facts format and CSV tables with a schema
+REL_S = """[Relations]
+genre(Movie,nominal1)
+rated(User,Movie,numeric1)
+age(User,numeric2)
+nation(User,Nation)
+[Aggregates]
+count
+mean
+[AtomTests]
+rated(new,old,new)
+rated(old,new,new)
+age(old,new)
+nation(old,new)
+"""
+REL_FACTS = """rated(ana,titanic,8)
+rated(bob,titanic,9)
+rated(ana,psycho,4)
+rated(bob,psycho,3)
+rated(cid,alien,7)
+rated(dan,heat,8)
+rated(eva,brazil,2)
+rated(eva,up,9)
+age(ana,21)
+age(bob,33)
+age(cid,40)
+age(dan,18)
+age(eva,55)
+nation(ana,si)
+nation(bob,es)
+nation(cid,si)
+"""
+REL_TARGET = """genre(titanic,drama)
+genre(psycho,thriller)
+genre(alien,thriller)
+genre(heat,drama)
+genre(brazil,thriller)
+genre(up,drama)
+"""
+REL_SCHEMA = """target: {table: movies, column: genre}
+tables:
+  movies: {key: id}
+  ratings: {key: [user, movie], foreign_keys: {user: users, movie: movies}}
+  users: {key: id}
+"""
+REL_CSV = {"movies.csv": "id,genre\ntitanic,drama\npsycho,thriller\nalien,thriller\n"
+                         "heat,drama\nbrazil,thriller\nup,drama\n",
+           "ratings.csv": "user,movie,stars\nana,titanic,8\nbob,titanic,9\nana,psycho,4\n"
+                          "bob,psycho,3\ncid,alien,7\ndan,heat,8\neva,brazil,2\n",
+           "users.csv": "id,age\nana,21\nbob,33\ncid,40\ndan,18\neva,55\n"}
+RELATIONAL = {"facts": {"m.s": REL_S, "m_descriptive.txt": REL_FACTS,
+                        "m_target.txt": REL_TARGET},
+              "tables": {"schema.yaml": REL_SCHEMA, **REL_CSV}}
+REL_METHODS = [["genie3-tree"], ["symbolic-bagging", "-p", "trees=3"],
+               ["genie3-rf", "-p", "trees=3"], ["genie3-boost", "-p", "trees=3"],
+               ["genie3-tree", "-p", "aggregates=exist"]]
+
+
+def _relational_case(data) -> None:
+    """``frcli rank FOLDER`` on a relational folder with one mutated file."""
+    fmt = data.draw(st.sampled_from(sorted(RELATIONAL)), label="format")
+    files = dict(RELATIONAL[fmt])
+    name = data.draw(st.sampled_from(sorted(files)), label="file")
+    files[name] = data.draw(mutated(files[name]), label=name)
+    method = data.draw(st.sampled_from(REL_METHODS), label="method")
+    with tempfile.TemporaryDirectory() as d, _inside(d):
+        Path("m").mkdir()
+        for n, text in files.items():
+            (Path("m") / n).write_text(text, encoding="utf-8", errors="surrogateescape")
+        args = ["rank", "m", "--method", *method, "--format", "csv"]
+        rc, out, err, secs = _run(args)
+        _judge(args, rc, out, err, secs)
+        if rc == 0:
+            _finite_csv(out, "importance")
+
+
 def _experiment_case(data) -> None:
     target = data.draw(st.sampled_from(["yaml", "data"]), label="mutate")
     yaml_text = data.draw(mutated(YAML), label="yaml") if target == "yaml" else YAML
@@ -373,7 +449,8 @@ def _settings(n: int, slow: bool):
 
 DEFAULT = {"arff": 12, "classification": 10, "sparse": 8, "hierarchical": 8, "csv": 12,
            "mulan-arff": 6,
-           "mulan-xml": 6, "experiment": 6, "stats": 12, "options": 12, "tree": 12}
+           "mulan-xml": 6, "experiment": 6, "stats": 12, "options": 12, "tree": 12,
+           "relational": 12}
 
 
 def _case(kind: str, data, slow: bool) -> None:
@@ -385,6 +462,8 @@ def _case(kind: str, data, slow: bool) -> None:
         _options_case(data)
     elif kind == "tree":
         _tree_case(data)
+    elif kind == "relational":
+        _relational_case(data)
     else:
         _rank_case(kind, data, slow)
 

@@ -589,3 +589,30 @@ def test_mutual_info_on_categories_seen_once(tmp_path, capsys, text):
     p = _write(tmp_path, "m.csv", text)
     assert main(["rank", p, "--targets", "t", "--method", "mutual-info"]) == 0
     assert "error" not in capsys.readouterr().err
+
+
+# -- relational folders (issue 13's readers) ----------------------------------------------------
+
+_SCHEMA = ("target: {table: movies, column: genre}\ntables:\n  movies: {key: id}\n"
+           "  ratings: {key: [user, movie], foreign_keys: {user: users, movie: movies}}\n"
+           "  users: {key: id}\n")
+
+
+@pytest.mark.parametrize("schema, movies, words", [
+    (_SCHEMA, "id,genre\n", ["schema.yaml", "movies.genre has no known value"]),
+    (_SCHEMA.replace("tables:\n", ""), "id,genre\na,x\nb,y\n", ["schema.yaml:2: invalid YAML"]),
+    (_SCHEMA + "target: {table: movies, column: id}\n", "id,genre\na,x\nb,y\n",
+     ["schema.yaml:6: key 'target' appears twice"]),
+])
+def test_relational_schema_errors_are_one_line(tmp_path, capsys, schema, movies, words):
+    """Found by the fuzz suite: a table with a header and no rows gave a KeyError traceback;
+    PyYAML's several-line messages and duplicate keys now go through the strict loader."""
+    f = tmp_path / "rel"
+    f.mkdir()
+    (f / "schema.yaml").write_text(schema)
+    (f / "movies.csv").write_text(movies)
+    (f / "ratings.csv").write_text("user,movie,stars\nana,a,8\nbob,b,3\n")
+    (f / "users.csv").write_text("id,age\nana,20\nbob,30\n")
+    line = _one_error(capsys, main(["rank", str(f), "--method", "genie3-tree"]))
+    for w in words:
+        assert w in line, line
