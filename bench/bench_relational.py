@@ -171,11 +171,13 @@ def _write(a, version: str, rows: list) -> None:
         f"`nice -n 10 python bench/bench_relational.py --datasets {a.datasets} --trees "
         f"{a.trees}" + (f" --re3py-trees {a.re3py_trees}" if a.re3py_trees else "") +
         f" --repeat {a.repeat}"
-        + (f" --timeout {a.timeout:.0f}" if a.timeout != 6 * 3600 else "") + f"` (`make bench-relational`; commit {commit}, re3py {version}, "
+        + (f" --timeout {a.timeout:.0f}" if a.timeout != 6 * 3600 else "")
+        + f"` (`make bench-relational`; commit {commit}, re3py {version}, "
         f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f} on 2 "
         "cores at the end: absolute times are noisy, ratios less so; one thread each; fresh "
-        f"process per fit, interleaved; best of {a.repeat}). Random forest of {a.trees} trees, ℓ = 2, √ of the candidate features "
-        "per node, the data set's aggregates and atom tests, fold 1 as test set. Where re3py "
+        f"process per fit, interleaved; best of {a.repeat}). Random forest of {a.trees} "
+        "trees, ℓ = 2, √ of the candidate features per node, the data set's aggregates and "
+        "atom tests, fold 1 as test set. Where re3py "
         "grows fewer trees, its time is scaled to the forest's and its accuracy is that of the "
         "trees it grew; a re3py fit killed at the time limit gives a lower bound (>).",
         "",
