@@ -120,7 +120,8 @@ def convergence(view, sets) -> list[str]:
             if curve is None:
                 r += ["–", "–"]
                 continue
-            r += [md.f3(float(sum(imp.values()))), str(settled_at(curve))]
+            total = float(sum(imp.values()))
+            r += [md.f3(total), str(settled_at(curve)) if total > 0 else "– (no test)"]
         rows.append(r)
     header = ["data set", "AGG-All: total importance", "AGG-All: top 3 fixed from tree",
               "AGG-Exist: total importance", "AGG-Exist: top 3 fixed from tree"]
@@ -225,17 +226,22 @@ def render(stores) -> str:
                "hence the paper's accuracy below the majority rate there, and ours above it.")
     sp = [(ds, ours.get((ds, RE3PY_SPACE, "rf")), ours.get((ds, "AGG-All", "rf")),
            ref.get(f"{ds.upper()} AGG-All", {}).get("rf")) for ds in sets]
-    sp = [f"{md.pm(*o[:2])} on {ds} (with continuation {md.f3(a[0])}, paper "
-          f"{md.f3(p)}: the search space accounts for {md.f3(a[0] - o[0])} of the "
-          f"{md.f3(a[0] - p)} difference)"
-          for ds in sets if (o := ours.get((ds, RE3PY_SPACE, "rf")))
-          and (a := ours.get((ds, "AGG-All", "rf")))
-          and (p := ref.get(f"{ds.upper()} AGG-All", {}).get("rf")) is not None]
+    sp, lifted = [], []
+    for ds in sets:
+        o, a = ours.get((ds, RE3PY_SPACE, "rf")), ours.get((ds, "AGG-All", "rf"))
+        p = ref.get(f"{ds.upper()} AGG-All", {}).get("rf")
+        if o and a and p is not None:
+            sp.append(f"{md.pm(*o[:2])} on {ds} (paper {md.f3(p)}, ours with continuation "
+                      f"{md.f3(a[0])})")
+            if o[0] <= p < a[0]:
+                lifted.append(ds)
     if sp:
         out.append("* **Search space**: our trees continue the chosen chain in both children "
                    "(9b Alg. 1); re3py's code restarts every context shorter than 4 atoms, "
                    "which with ℓ = 2 is every context. Our RF in re3py's search space "
-                   "(`continuation: none`, AGG-All) gets " + md.listing(sp) + ".")
+                   "(`continuation: none`, AGG-All) gets " + md.listing(sp) + "."
+                   + (f" Continuing the chains is what lifts ours above the paper on "
+                      f"{md.listing(lifted)}." if lifted else ""))
     out.append("* **uwcse folds**: the paper used the published fold file, in which 28 courses "
                "are in several folds and 38 in none (test examples also in the training set); "
                "ours are a partition.")
