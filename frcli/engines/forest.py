@@ -32,7 +32,7 @@ import hashlib
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -320,8 +320,13 @@ class PCTForest:
         self.jobs = max(1, int(jobs))
 
     def fit(self, dataset: Dataset, *, rf_score: bool = False, per_target: bool = False,
-            keep_values: bool = True) -> "PCTForest":
-        """Grow the trees; ``rf_score`` also computes the OOB permutation score."""
+            keep_values: bool = True, tree_range: tuple[int, int] | None = None
+            ) -> "PCTForest":
+        """Grow the trees; ``rf_score`` also computes the OOB permutation score.
+
+        ``tree_range=(a, b)`` grows only trees a..b-1 of this forest (each tree draws from its
+        own seed, word t of ``SeedSequence(seed)``, so the pieces are the forest's trees; see
+        ``forest_scores_sizes``)."""
         _forest, _ = _ext()
         if rf_score and not self.bootstrap:
             raise ConfigError("the Random Forest score needs out-of-bag examples: use "
@@ -339,6 +344,8 @@ class PCTForest:
             np.int32)
         mf = resolve_max_features(self.max_features, F, self.ensemble)
         seeds = np.random.SeedSequence(self.seed).generate_state(self.trees, dtype=np.uint64)
+        if tree_range is not None:
+            seeds = np.ascontiguousarray(seeds[tree_range[0]:tree_range[1]])
         Xt = np.ascontiguousarray(dataset.X.T)
         err = None
         if rf_score:
@@ -549,6 +556,71 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     if key is not None:
         _FOREST_CACHE.clear()        # one entry: the forest just grown, with every score
         _FOREST_CACHE[key] = {"has_rf": bool(rf_score), "out": copy.deepcopy(out)}
+    return out
+
+
+def forest_scores_sizes(dataset: Dataset, ensemble: str = "rf", *, sizes: Sequence[int],
+                        max_features: Any = None, min_leaf: float = 2.0,
+                        bootstrap: bool | None = None, w: float | str | None = None,
+                        w0: float = 0.75, symbolic_weight: float | str = 0.5,
+                        rf_score: bool | None = None, per_target: bool = True, seed: int = 0,
+                        jobs: int = 1) -> dict[int, dict[str, Any]]:
+    """``{n: forest_scores(..., trees=n)}`` for every n in ``sizes``, from one growth.
+
+    Tree t draws only from its own seed (word t of ``SeedSequence(seed)``, whose words do not
+    depend on how many are drawn), so the n-tree forest is the first n trees of the largest
+    one: the forest is grown once, in pieces up to each size, and scored at each (ensemble
+    saturation studies, MLC paper T:4895-4990, HMLC paper T:5765-5790). Symbolic and Genie3
+    equal the separately grown forests exactly; the RF score and the per-target sums are
+    added piece by piece, so they may differ in the last bits. ``timings["forest_s"]`` of size
+    n is the time to grow and score the first n trees. Semi-supervised forests (whose w is
+    chosen by a CV that depends on the size) are grown separately per size.
+    """
+    import time
+    sizes = sorted({int(n) for n in sizes})
+    if not sizes or sizes[0] < 1:
+        raise ConfigError("forest sizes must be integers >= 1")
+    kw = dict(max_features=max_features, min_leaf=min_leaf, bootstrap=bootstrap, w=w, w0=w0,
+              symbolic_weight=symbolic_weight, rf_score=rf_score, per_target=per_target,
+              seed=seed, jobs=jobs)
+    base = dataset.supervised_view(f"the {ensemble} ensemble")
+    if len(sizes) == 1 or (base.task != "unsupervised" and not bool(np.all(base.labeled))):
+        return {n: forest_scores(dataset, ensemble, trees=n, **kw) for n in sizes}
+    key = (_cache_key(dataset, ensemble, tuple(sizes), max_features, min_leaf, bootstrap, w,
+                      w0, symbolic_weight, per_target, seed, "sizes") if _REUSE else None)
+    boot = (ensemble != "et") if bootstrap is None else bool(bootstrap)
+    rf = boot if rf_score is None else bool(rf_score)
+    hit = _FOREST_CACHE.get(key) if key is not None else None
+    if hit is not None and (hit["has_rf"] or not rf):
+        out = copy.deepcopy(hit["out"])
+        for o in out.values():
+            o["meta"]["forest_reused"] = True
+        return out
+    t0 = time.perf_counter()
+    model = PCTForest(ensemble, trees=sizes[-1], max_features=max_features,
+                      min_leaf=min_leaf, bootstrap=bootstrap, w0=w0, seed=seed, jobs=jobs)
+    trees: list = []
+    sums: dict[str, Any] = {}
+    out: dict[int, dict[str, Any]] = {}
+    start = 0
+    for n in sizes:
+        model.fit(base, rf_score=rf, per_target=per_target, keep_values=False,
+                  tree_range=(start, n))
+        trees.extend(model.trees_)
+        for k, v in model._res.items():
+            if k != "trees" and v is not None:
+                sums[k] = v + sums[k] if k in sums else np.array(v, copy=True)
+        model.trees_ = list(trees)
+        model._res = {k: (v.copy() if isinstance(v, np.ndarray) else v)
+                      for k, v in sums.items()}
+        o = model.scores(symbolic_weight)
+        o["timings"] = {"w_cv_s": 0.0, "forest_s": time.perf_counter() - t0}
+        o["meta"]["nested_sizes"] = list(sizes)
+        out[n] = o
+        start = n
+    if key is not None:
+        _FOREST_CACHE.clear()
+        _FOREST_CACHE[key] = {"has_rf": rf, "out": copy.deepcopy(out)}
     return out
 
 

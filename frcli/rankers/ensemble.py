@@ -14,6 +14,7 @@ the RF score costs one OOB pass per tree.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import dataclasses
 import time
 from typing import Any
@@ -147,9 +148,33 @@ class EnsembleRanker(Ranker):
                         "score is undefined without bootstrap; use --param bootstrap=true")
         return grid
 
+    def rank(self, dataset: Dataset, params=None, *, seed: int = 0,
+             jobs: int = 1) -> list[Ranking]:
+        """As ``Ranker.rank``; a list of ``trees`` is served by one nested forest per
+        combination of the other parameters (the n-tree forest is the first n trees of the
+        largest, ``forest_scores_sizes``), in the same order as the plain loop."""
+        grid = self.validate(dataset, params)
+        if len(grid["trees"]) == 1:
+            return super().rank(dataset, params, seed=seed, jobs=jobs)
+        keys = list(grid)
+        done: dict[str, dict[int, Ranking]] = {}
+        out = []
+        for combo in itertools.product(*(grid[k] for k in keys)):
+            p = dict(zip(keys, combo))
+            rest = repr(sorted((k, v) for k, v in p.items() if k != "trees"))
+            if rest not in done:
+                done[rest] = self._rank_sizes(dataset, p, grid["trees"], seed=seed, jobs=jobs)
+            out.append(done[rest][p["trees"]])
+        return out
+
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
-        from frcli.engines.forest import forest_scores
+        return self._rank_sizes(dataset, params, [params["trees"]], seed=seed,
+                                jobs=jobs)[params["trees"]]
+
+    def _rank_sizes(self, dataset: Dataset, params: dict[str, Any], sizes, *, seed: int,
+                    jobs: int) -> dict[int, Ranking]:
+        from frcli.engines.forest import forest_scores, forest_scores_sizes
 
         t0 = time.perf_counter()
         # rows without targets: semi-supervised only when asked (else dropped, one warning)
@@ -158,34 +183,55 @@ class EnsembleRanker(Ranker):
         if boot is None or boot == "default":
             boot = self.ensemble != "et"
         mf = None if params["max_features"] == "default" else params["max_features"]
-        kw = dict(trees=params["trees"], max_features=mf,
+        kw = dict(max_features=mf,
                   min_leaf=params["min_leaf"], bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
                   rf_score=self.score == "rf", seed=seed, jobs=jobs)
+        sizes = sorted({int(n) for n in sizes})
+
+        def grow(data: Dataset, per_target: bool) -> dict[int, dict[str, Any]]:
+            if len(sizes) == 1:
+                return {sizes[0]: forest_scores(data, self.ensemble, trees=sizes[0],
+                                                per_target=per_target, **kw)}
+            return forest_scores_sizes(data, self.ensemble, sizes=sizes,
+                                       per_target=per_target, **kw)
+
         key = {"symbolic": "symbolic", "genie3": "genie3", "rf": "rf"}[self.score]
-        meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score,
-                                "task": dataset.task}
-        timings: dict[str, float] = {}
+        out = {}
         if self.str_variant:
-            imp, per_target, names, sub_meta = self._str(dataset, key, kw)
-            meta["per_target_meta"] = sub_meta
+            by_size = self._str(dataset, key, grow)
         else:
-            res = forest_scores(dataset, self.ensemble, per_target=True, **kw)
-            imp = res[key]
-            per_target = res.get(f"{key}_per_target")
-            names = res["target_names"] if per_target is not None else None
-            meta.update(res["meta"])
-            timings.update(res["timings"])
-        used = {**params, "bootstrap": boot}       # record the effective bootstrap
-        return Ranking(self.method, dataset.feature_names, imp, used,
-                       per_target=per_target, target_names=names,
-                       timings={**timings, "rank_s": time.perf_counter() - t0}, meta=meta)
+            by_size = grow(dataset, True)
+        for n in sizes:
+            meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score,
+                                    "task": dataset.task}
+            timings: dict[str, float] = {}
+            if self.str_variant:
+                imp, per_target, names, sub_meta, secs = by_size[n]
+                meta["per_target_meta"] = sub_meta
+                rank_s = secs
+            else:
+                res = by_size[n]
+                imp = res[key]
+                per_target = res.get(f"{key}_per_target")
+                names = res["target_names"] if per_target is not None else None
+                meta.update(res["meta"])
+                timings.update(res["timings"])
+                rank_s = (time.perf_counter() - t0 if len(sizes) == 1
+                          else res["timings"]["forest_s"])
+            used = {**params, "trees": n, "bootstrap": boot}   # the effective bootstrap
+            out[n] = Ranking(self.method, dataset.feature_names, imp, used,
+                             per_target=per_target, target_names=names,
+                             timings={**timings, "rank_s": rank_s}, meta=meta)
+        return out
 
-    def _str(self, ds: Dataset, key: str, kw: dict[str, Any]):
-        """One single-target ensemble per target (binary relevance for label tasks)."""
-        from frcli.engines.forest import forest_scores
-
-        rows, names, metas = [], ds.target_names, []
+    def _str(self, ds: Dataset, key: str, grow):
+        """One single-target ensemble per target (binary relevance for label tasks);
+        {size: (importances, per-target, names, metas, seconds)}."""
+        rows: dict[int, list] = {}
+        metas: dict[int, list] = {}
+        secs: dict[int, float] = {}
+        names = ds.target_names
         for j in range(ds.n_targets):
             if ds.is_label_task:
                 sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task="mlc", hierarchy=None,
@@ -195,9 +241,14 @@ class EnsembleRanker(Ranker):
                         else "regression")
                 sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task=task,
                                           targets=[ds.targets[j]] if ds.targets else [])
-            res = forest_scores(sub, self.ensemble, per_target=False, **kw)
-            rows.append(res[key])
-            metas.append(res["meta"])
-        per_target = np.vstack(rows)
-        names = [names[j] if j < len(names) else f"target{j + 1}" for j in range(len(rows))]
-        return per_target.mean(axis=0), per_target, names, metas
+            for n, res in grow(sub, False).items():
+                rows.setdefault(n, []).append(res[key])
+                metas.setdefault(n, []).append(res["meta"])
+                # target j's forest: grown (nested sizes: up to n trees) and scored
+                secs[n] = secs.get(n, 0.0) + sum(res["timings"].values())
+        out = {}
+        for n, r in rows.items():
+            per_target = np.vstack(r)
+            nm = [names[j] if j < len(names) else f"target{j + 1}" for j in range(len(r))]
+            out[n] = (per_target.mean(axis=0), per_target, nm, metas[n], secs[n])
+        return out
