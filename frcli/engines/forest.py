@@ -554,8 +554,7 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     out["meta"].update(meta)
     out["timings"] = {"w_cv_s": t1 - t0, "forest_s": time.perf_counter() - t1}
     if key is not None:
-        _FOREST_CACHE.clear()        # one entry: the forest just grown, with every score
-        _FOREST_CACHE[key] = {"has_rf": bool(rf_score), "out": copy.deepcopy(out)}
+        _remember(key, {"has_rf": bool(rf_score), "out": copy.deepcopy(out)})
     return out
 
 
@@ -619,23 +618,48 @@ def forest_scores_sizes(dataset: Dataset, ensemble: str = "rf", *, sizes: Sequen
         out[n] = o
         start = n
     if key is not None:
-        _FOREST_CACHE.clear()
-        _FOREST_CACHE[key] = {"has_rf": rf, "out": copy.deepcopy(out)}
+        _remember(key, {"has_rf": rf, "out": copy.deepcopy(out)})
     return out
 
 
-# The last forest's scores: the Symbolic, Genie3 and RF-score rankers of one ensemble (same
+# Recent forests' scores: the Symbolic, Genie3 and RF-score rankers of one ensemble (same
 # data, parameters and seed, as the experiment runner plans them) then grow it only once.
 # Off unless a caller asks (``reuse_forests()``), so a plain ``rank`` always grows its forest.
 _FOREST_CACHE: dict[str, dict[str, Any]] = {}
+# The entries hold scores, not trees; several are kept so that the per-target forests of a
+# ``-str`` ranking are shared too (one entry per target), bounded by count and by bytes.
+_CACHE_ENTRIES = 256
+_CACHE_BYTES = 64 << 20
+
+
+def _nbytes(obj: Any) -> int:
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, dict):
+        return sum(_nbytes(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_nbytes(v) for v in obj)
+    return 64
+
+
+def _remember(key: str, entry: dict[str, Any]) -> None:
+    """Add an entry, dropping the oldest beyond the count or byte bound."""
+    _FOREST_CACHE.pop(key, None)
+    entry["nbytes"] = _nbytes(entry["out"])
+    _FOREST_CACHE[key] = entry
+    total = sum(e["nbytes"] for e in _FOREST_CACHE.values())
+    while len(_FOREST_CACHE) > 1 and (len(_FOREST_CACHE) > _CACHE_ENTRIES
+                                      or total > _CACHE_BYTES):
+        oldest = next(iter(_FOREST_CACHE))
+        total -= _FOREST_CACHE.pop(oldest)["nbytes"]
 _REUSE = False
 
 
 @contextlib.contextmanager
 def reuse_forests():
     """Within this block, ``forest_scores`` serves a repeated request (same data, parameters
-    and seed; an RF-score request only from a forest that has it) from the last forest it
-    grew in such a block (the entry outlives the block: the experiment runner enters one per
+    and seed; an RF-score request only from a forest that has it) from the recent forests it
+    grew in such a block (the entries outlive the block: the experiment runner enters one per
     task, and consecutive tasks of one ensemble share the forest)."""
     global _REUSE
     old, _REUSE = _REUSE, True

@@ -228,6 +228,22 @@ def _conflicts(store: Store, cfg: ExperimentConfig, plan: list[Task]) -> list[st
     return out
 
 
+def _forest_groups(tasks: list[Task]) -> list[list[Task]]:
+    """Tasks that share a forest (one data split, one ensemble: the Symbolic, Genie3 and
+    RF-score rankers, plan.seed_key) in plan order, so one worker grows it once."""
+    from frcli.experiment.plan import seed_key
+
+    groups: dict[tuple, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault((t.dataset.name, t.split, t.labeled, seed_key(t.ranker.method)),
+                          []).append(t)
+    return list(groups.values())
+
+
+def _run_group(tasks: list[Task], threads: int) -> list[dict[str, Any]]:
+    return [run_task(t, threads) for t in tasks]
+
+
 def _iter_local(tasks: list[Task], jobs: int, threads: int) -> Iterator[tuple[Task, dict]]:
     if jobs <= 1:
         for t in tasks:
@@ -238,10 +254,11 @@ def _iter_local(tasks: list[Task], jobs: int, threads: int) -> Iterator[tuple[Ta
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        futs = {pool.submit(run_task, t, threads): t for t in tasks}
+        futs = {pool.submit(_run_group, g, threads): g for g in _forest_groups(tasks)}
         try:
             for f in as_completed(futs):
-                yield futs[f], f.result()
+                for t, res in zip(futs[f], f.result()):
+                    yield t, res
         except BaseException:
             for f in futs:
                 f.cancel()
