@@ -367,3 +367,20 @@ def stale_diff(committed: str | None, fresh: str, name: str) -> str:
         return ""
     return "\n".join(difflib.unified_diff(a, b, f"committed {name}", f"regenerated {name}",
                                           lineterm="", n=1))
+
+
+def summary(outcomes: list[Outcome], total: float, jobs: int) -> str:
+    """The run-time block ``make reproduce`` writes (all lines volatile)."""
+    import os
+
+    lines = ["## Run times", "",
+             f"`make reproduce` (every study, --jobs {jobs}) on {os.cpu_count()} cores, "
+             f"1-minute load average {os.getloadavg()[0]:.1f} at the end. {VOLATILE}", "",
+             "| study | this run (wall) | computing time of its stored runs |",
+             "|---|---:|---:|"]
+    for o in outcomes:
+        lines.append(f"| {o.study.name} | {_duration(o.seconds)} | "
+                     f"{_duration(o.compute_s)} {VOLATILE} |")
+    lines.append(f"| total | {_duration(total)} | "
+                 f"{_duration(sum(o.compute_s for o in outcomes))} {VOLATILE} |")
+    return "\n".join(lines)

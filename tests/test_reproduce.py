@@ -21,7 +21,7 @@ from reproduce.papers import all_papers  # noqa: E402
 def _forms(v: float) -> list[str]:
     """How a number may be printed in the papers' text (0.45, 7.59 × 10−5, 2.1e-4, 97 %)."""
     out = {str(v), f"{v:g}"}
-    if isinstance(v, float) and v != 0 and abs(v) < 0.01:
+    if isinstance(v, float) and v != 0 and abs(v) < 1:     # 2.06-1072 (OCR of 2.06·10⁻²)
         m = f"{v:.3e}".split("e")[0].rstrip("0").rstrip(".")
         out |= {m, f"{v:.2e}".split("e")[0], f"{v:.1e}".split("e")[0]}
     if isinstance(v, float) and v.is_integer():
