@@ -77,10 +77,10 @@ def _from_arrays(X, Y, task, feature_names, target_names) -> Dataset:
 def _as_dataset(data: Any, **load_options) -> Dataset:
     if isinstance(data, Dataset):
         return data
-    if isinstance(data, (str, os.PathLike)):
-        from frcli.data import load_dataset
+    if isinstance(data, (str, os.PathLike)):  # a file, or a catalog name (as on the CLI)
+        from frcli.data.catalog import open_data
 
-        return load_dataset(data, **{k: v for k, v in load_options.items() if v is not None})
+        return open_data(data, **{k: v for k, v in load_options.items() if v is not None})
     if isinstance(data, tuple) and len(data) == 2:
         return dataset_from_arrays(data[0], data[1], task=load_options.get("task"),
                                    semi_supervised=bool(load_options.get("semi_supervised")))

@@ -28,12 +28,46 @@ results.register(app)
 stats.register(app)
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from frcli import __version__
+
+        typer.echo(f"frcli {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_show_version,
+                                 help="Show the version and exit."),
 ) -> None:
     if debug:
         os.environ["FRCLI_DEBUG"] = "1"
+
+
+def _flags_show_no_type() -> None:
+    """typer's help prints ``<bool>`` after on/off flags, which reads as if they took a value
+    (``--semi-supervised true``, then rejected as an extra argument). Flags take none, so the
+    help shows none."""
+    try:
+        from typer.core import TyperOption
+    except ImportError:  # pragma: no cover - another typer layout: its help is its own
+        return
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_frcli", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._frcli = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_flags_show_no_type()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,8 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["FRCLI_DEBUG"] = "1"
     # catch_warnings restores showwarning afterwards and resets the "already shown" registry,
     # so every call (tests call main() many times) shows its own warnings
+    from frcli.errors import option_style
+
     try:
-        with warnings.catch_warnings():
+        # messages name options as flags (--targets), not as Python keywords (targets=)
+        with warnings.catch_warnings(), option_style("cli"):
             if not debug:  # one line per warning, not "file:line: UserWarning:" + source
                 warnings.showwarning = _show_warning
             return _run(argv, debug)
@@ -99,7 +136,8 @@ def _run(argv: list[str] | None, debug: bool) -> int:
                 return 2
             ctx = getattr(e, "ctx", None)
             hint = f" (see {ctx.command_path} --help)" if ctx is not None else ""
-            typer.echo(f"error: {e.format_message()}{hint}", err=True)
+            typer.echo(f"error: {e.format_message()}{_flag_value_hint(e, argv)}{hint}",
+                       err=True)
             return 2
         if isinstance(e, abort_types):
             typer.echo("aborted", err=True)
@@ -110,6 +148,22 @@ def _run(argv: list[str] | None, debug: bool) -> int:
                    err=True)
         return 1
     return 0
+
+
+def _flag_value_hint(e: Exception, argv: list[str] | None) -> str:
+    """``--semi-supervised true``: on/off flags take no value; say so."""
+    import re
+
+    m = re.search(r"unexpected extra argument(?:s|\(s\))? \((.+)\)", e.format_message())
+    if not m or not argv:
+        return ""
+    extra = m.group(1).split()
+    words = {"true", "false", "yes", "no", "on", "off", "1", "0"}
+    for i, a in enumerate(argv[1:], start=1):
+        if a in extra and a.lower() in words and argv[i - 1].startswith("--"):
+            return (f"; {argv[i - 1]} is an on/off flag and takes no value: write "
+                    f"{argv[i - 1]} to switch it on, leave it out for off")
+    return ""
 
 
 def _click_exception_types() -> tuple[tuple, tuple, tuple]:

@@ -30,6 +30,71 @@ class ConfigError(UserError):
 
 
 def choices_error(what: str, value: object, allowed) -> ConfigError:
-    """The standard message for a value outside a closed set."""
-    allowed = ", ".join(str(a) for a in allowed)
-    return ConfigError(f"unknown {what} {value!r}; allowed: {allowed}")
+    """The standard message for a value outside a closed set (with the close ones first)."""
+    allowed = [str(a) for a in allowed]
+    hint = did_you_mean(str(value), allowed)
+    return ConfigError(f"unknown {what} {value!r}{hint}; allowed: {', '.join(allowed)}")
+
+
+def did_you_mean(value: str, choices, n: int = 2) -> str:
+    """``" (did you mean 'genie3-rf'?)"`` for a misspelled ``value``, else ``""``: close
+    matches ignoring case and the separators people drop or swap (``genie3rf``,
+    ``Relief_F``)."""
+    import difflib
+
+    def norm(s: str) -> str:
+        return "".join(ch for ch in str(s).lower() if ch.isalnum())
+
+    choices = [str(c) for c in choices]
+    key = norm(value)
+    exact = [c for c in choices if norm(c) == key and c != value]
+    if exact:
+        close = exact[:n]
+    else:
+        by_norm: dict[str, str] = {}
+        for c in choices:
+            by_norm.setdefault(norm(c), c)
+        close = [by_norm[m] for m in difflib.get_close_matches(key, list(by_norm), n=n,
+                                                               cutoff=0.75)]
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
+
+
+# -- how a message names an option -------------------------------------------------------------
+# The same loaders serve the command line, the Python API and the YAML configs, so a message
+# that points at an option must spell it the way the user wrote it there: ``--targets last:1``
+# on the command line, ``targets='last:1'`` in Python (the default), ``targets: last:1`` in a
+# config. The face sets the style for the duration of a call (``option_style``).
+_STYLE = ["python"]
+
+
+class option_style:
+    """``with option_style("cli"):`` — messages made inside name options as CLI flags."""
+
+    def __init__(self, style: str):
+        if style not in ("cli", "python", "config"):
+            raise ValueError(style)
+        self.style = style
+
+    def __enter__(self):
+        _STYLE.append(self.style)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _STYLE.pop()
+
+
+def option(name: str, example: object = None) -> str:
+    """Option ``name`` (a Python keyword such as ``semi_supervised``) with an optional example
+    value, as the user writes it where they are: ``--semi-supervised``, ``--targets last:1``;
+    ``semi_supervised=True``, ``targets='last:1'``; ``semi_supervised: true``."""
+    style = _STYLE[-1]
+    if style == "cli":
+        flag = "--" + name.replace("_", "-")
+        return flag if example is None or example is True else f"{flag} {example}"
+    if style == "config":
+        value = "true" if example is None or example is True else example
+        return f"{name}: {value}"
+    value = True if example is None else example
+    return f"{name}={value!r}"

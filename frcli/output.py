@@ -11,7 +11,9 @@ from typing import Sequence
 
 import numpy as np
 
+from frcli import display
 from frcli.rankers.base import Ranking
+from frcli.rankers.labels import full_label
 
 FORMATS = ("table", "csv", "json", "fimp")
 
@@ -55,11 +57,10 @@ def to_table(ranking: Ranking, top: int | None = None) -> str:
     ranks = ranking.ranks()
     width = max([len("feature")] + [len(ranking.feature_names[i]) for i in order])
     head = f"{'rank':>5}  {'feature':<{width}}  importance"
-    params = ", ".join(f"{k}={v}" for k, v in ranking.params.items())
-    lines = [f"# {ranking.method}" + (f" ({params})" if params else ""), head, "-" * len(head)]
+    lines = [f"# {full_label(ranking.method, ranking.params)}", head, "-" * len(head)]
     for i in order:
         lines.append(f"{ranks[i]:>5}  {ranking.feature_names[i]:<{width}}  "
-                     f"{ranking.importances[i]:.6g}")
+                     f"{display.importance(ranking.importances[i])}")
     return "\n".join(lines) + "\n"
 
 

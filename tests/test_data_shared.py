@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets 
 
 
 def _entries():
-    return [name for name, e in C.catalog().items() if e.group in ("mtr", "mlc", "hmlc")]
+    return [name for name, e in C.catalog().items() if e.group in ("mtr", "mlc", "hmlc", "mcc")]
 
 
 @pytest.mark.parametrize("name", _entries())
@@ -36,6 +36,8 @@ def test_counts_match_readme(name):
         assert (len(tr), len(te)) == (ex["train"], ex["test"])
     if ds.task == "mtr":
         assert ds.Y.dtype == np.float64 and all(t.kind == "numeric" for t in ds.targets)
+    elif ds.task == "classification":
+        assert ds.targets[0].is_nominal and not np.isnan(ds.Y).any()
     else:
         assert ds.Y.dtype == np.uint8 and set(np.unique(ds.Y)) <= {0, 1}
     if ds.task == "hmlc":

@@ -123,7 +123,7 @@ RANK_CASES = [
     (["onlytarget.arff", "--targets", "last:1"], ["only 1 attribute"]),
     (["ok.arff", "--targets", "1-3"], ["no features left"]),
     ([], ["missing DATA"]),
-    (["synth-mtr", "--targets", "last:1"], ["catalog name"]),
+    (["synth-mtr", "--targets", "nope"], ["'nope'"]),
 ]
 
 
@@ -167,7 +167,7 @@ def test_results_export_bad_input(files, capsys):
     (files / "garbage" / "results.sqlite").write_text("not sqlite")
     (files / "foreign").mkdir()
     sqlite3.connect(files / "foreign" / "results.sqlite").execute("CREATE TABLE x (a)")
-    for args, part in [(["missingdir"], "no result store"), (["ok.arff"], "no result store"),
+    for args, part in [(["missingdir"], "no such folder"), (["ok.arff"], "not a result folder"),
                        (["garbage"], "not a usable"), (["foreign"], "not a usable"),
                        (["garbage", "--format", "xls"], "allowed: csv, parquet")]:
         line = _one_error(capsys, main(["results", "export", *args]))

@@ -35,15 +35,14 @@ def register(app: typer.Typer) -> None:
 
         Rerunning skips finished runs, so an interrupted experiment resumes where it stopped.
         """
-        from rich.console import Console
-
+        from frcli.commands import console as make_console
         from frcli.errors import UserError
         from frcli.experiment.config import load_config
         from frcli.experiment.executor import run_experiment, summary_table
         from frcli.experiment.plan import make_plan
 
         cfg = load_config(config)
-        console = Console()
+        console = make_console()
         if dry_run:
             from frcli.experiment.executor import preflight
 

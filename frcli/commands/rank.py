@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
             False, "--semi-supervised", help="Rows with unknown targets are expected: keep "
                                              "them as unlabelled rows (no warning)."),
         param: list[str] = typer.Option(
-            [], "--param", "-p",
+            [], "--param", "-p", metavar="KEY=VALUE",
             help="Method parameter key=value, repeatable; a comma list is a grid "
                  "(trees, max_features, min_leaf, iterations, neighbours, sigma, w, w0, "
                  "distance, ...: see --list-methods)."),
@@ -127,22 +127,10 @@ def register(app: typer.Typer) -> None:
 
 
 def _load(path: Path, options: dict):
-    """A file, or failing that a catalog name (whose entry knows targets and hierarchy)."""
-    from frcli.errors import UserError
+    """A file, or failing that a catalog name (options override its entry)."""
+    from frcli.data.catalog import open_data
 
-    if path.exists():
-        from frcli.data import load_dataset
-
-        return load_dataset(path, **options)
-    from frcli.data import catalog
-
-    name = str(path)
-    if path.suffix or name not in catalog.catalog():
-        raise UserError(f"{path}: no such file (nor a data set of the catalog)")
-    if set(options) - {"semi_supervised"}:
-        raise UserError(f"{name!r} is a catalog name: its targets and task come from "
-                        "configs/datasets.yaml; give a file path to choose them yourself")
-    return catalog.load(name, semi_supervised=bool(options.get("semi_supervised")))
+    return open_data(path, **options)
 
 
 def describe_methods() -> str:

@@ -15,7 +15,8 @@ def register(app: typer.Typer) -> None:
     @results.command("export")
     def export_command(
         directory: Path = typer.Argument(..., metavar="DIRECTORY",
-                                         help="A result folder (OUTPUT/<name>/)."),
+                                         help="A result folder (OUTPUT/<name>/), or a folder "
+                                              "of them (OUTPUT/)."),
         fmt: Optional[str] = typer.Option(None, "--format", "-f",
                                           help="csv or parquet (default: from --output, "
                                                "else csv)."),
@@ -28,10 +29,11 @@ def register(app: typer.Typer) -> None:
         """Export a result folder as one tidy table, one row per run and measure.
 
         Columns: dataset, split, labeled, method, params, measure, value, rank_time_s,
-        eval_time_s. Example: frcli results export results/quickstart > quickstart.csv
+        eval_time_s; a folder of result folders (results/) exports them all, with an
+        experiment column first. Example: frcli results export results/quickstart > qs.csv
         """
         from frcli.errors import choices_error, UserError
-        from frcli.experiment.store import tidy_frame
+        from frcli.experiment.store import tidy_frames
 
         if fmt is None:
             fmt = "parquet" if output is not None and output.suffix == ".parquet" else "csv"
@@ -39,7 +41,7 @@ def register(app: typer.Typer) -> None:
             raise choices_error("format", fmt, ("csv", "parquet"))
         if fmt == "parquet" and output is None:
             raise UserError("--format parquet needs --output FILE")
-        df = tidy_frame(directory, all_runs)
+        df = tidy_frames(directory, all_runs)
         if output is not None:  # like `rank --output`: create the folder, refuse a folder
             if output.is_dir():
                 raise UserError(f"--output {output} is a directory; give a file name")

@@ -20,12 +20,14 @@ def register(app: typer.Typer) -> None:
     def stats_command(
         sources: List[Path] = typer.Argument(
             ..., metavar="SOURCE...",
-            help="Result folders (frcli experiment) or CSV files: tidy (dataset, method, "
+            help="Result folders (frcli experiment; a folder of them, e.g. results/, gives "
+                 "one analysis per experiment) or CSV files: tidy (dataset, method, "
                  "measure, value), wide (dataset, method, <measure>...) or a matrix "
                  "(dataset, <method>...)."),
         measure: Optional[List[str]] = typer.Option(
-            None, "--measure", "-m", help="Measure(s) to analyse (repeat or comma-separate); "
-                                          "needed when the sources hold several."),
+            None, "--measure", "-m", help="Measure(s) to analyse (repeat or comma-separate). "
+                                          "Default: the only one, else 'main' (each data "
+                                          "set's main measure; result folders only)."),
         methods: Optional[List[str]] = typer.Option(
             None, "--methods", help="Methods to compare, in this order (a plain method name "
                                     "brings all its parameter variants)."),
@@ -35,8 +37,9 @@ def register(app: typer.Typer) -> None:
             None, "--group-by", help="One analysis per value of this column or parameter, "
                                      "e.g. labeled (SSL) or trees."),
         round_spec: str = typer.Option(
-            "3", "--round", help="Round values before ranking: 3 (decimals, MTR/MLC papers), "
-                                 "3sig (significant digits, HMLC paper) or none."),
+            "none", "--round", help="Round values before ranking, as the papers did: 3 "
+                                    "(decimals, MTR/MLC papers) or 3sig (significant "
+                                    "digits, HMLC paper); default none."),
         alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
         control: Optional[str] = typer.Option(
             None, "--control", help="Control method for Bonferroni–Dunn and Wilcoxon "
@@ -62,26 +65,25 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Compare methods over data sets (Demšar 2006): ranks, Friedman, Nemenyi, Wilcoxon.
 
-        Values are averaged over splits per data set, rounded (--round) and ranked per data set
-        (1 = best, ties averaged). Several measures or groups give one analysis each
-        (--json then prints {"analyses": [...]}).
-        Example: frcli stats results/quickstart --measure rrmse --plot cd --output stats/
+        Values are averaged over splits per data set and ranked per data set (1 = best, ties
+        averaged); --round rounds them first, as the papers did. Several measures, groups or
+        experiments give one analysis each (--json then prints {"analyses": [...]}).
+        Example: frcli stats results/ --plot cd
         """
         run(sources, measure=measure, methods=methods, datasets=datasets, group_by=group_by,
             round_spec=round_spec, alpha=alpha, control=control, correction=correction,
             lower=lower, plot=plot, x=x, y=y, output=output, as_json=as_json)
 
 
-def run(sources, *, measure=None, methods=None, datasets=None, group_by=None, round_spec="3",
-        alpha=0.05, control=None, correction="bh", lower=None, plot=None, x=None, y=None,
-        output=None, as_json=False) -> list:
+def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
+        round_spec="none", alpha=0.05, control=None, correction="bh", lower=None, plot=None,
+        x=None, y=None, output=None, as_json=False) -> list:
     """The command's body (also usable from Python); returns the Comparisons."""
     import json
     import sys
 
     from frcli.errors import ConfigError, choices_error
-    from frcli.stats import table as tb
-    from frcli.stats.tests import CORRECTIONS, compare
+    from frcli.stats.tests import CORRECTIONS
 
     if correction not in CORRECTIONS:
         raise choices_error("--correction", correction, CORRECTIONS)
@@ -91,25 +93,15 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None, ro
     for p in plots:
         if p not in PLOTS:
             raise choices_error("--plot", p, PLOTS)
-    rounding, _ = tb.parse_round(round_spec)
+    from frcli.stats import table as tb
+
     measures = _split(measure) or None
     matrix_measure = measures[0] if measures and len(measures) == 1 else None
-
     df = tb.read_sources([str(s) for s in sources], matrix_measure)
     warnings: list[str] = []
-    tables = tb.select_tables(df, measures, methods=methods, datasets=datasets,
-                              group_by=group_by, round_spec=round_spec, warn=warnings.append)
-    comps = []
-    for t in tables:
-        if control is not None and control not in t.methods:
-            raise ConfigError(f"unknown --control {control!r}; methods: " + ", ".join(t.methods))
-        lib = tb.lower_is_better(t.measure, lower)
-        c = compare(t.values, t.methods, t.datasets, lower_is_better=lib, alpha=alpha,
-                    control=control, correction=correction)
-        c.meta = {"measure": t.measure, **({"group": t.group} if t.group else {}),
-                  "rounding": rounding, "dropped_datasets": t.dropped_datasets,
-                  "n_splits": t.n_splits}
-        comps.append(c)
+    comps = analyse(df, measures, methods=methods, datasets=datasets, group_by=group_by,
+                    round_spec=round_spec, alpha=alpha, control=control,
+                    correction=correction, lower=lower, warn=warnings.append)
 
     files: list[str] = []
     if output is not None or plots:
@@ -119,25 +111,9 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None, ro
         if output is not None and not plots:
             plots = ["cd"]
         # draw the heat maps/curves first: a bad --x/--y fails before any file is written
-        figures = []
-        extra = [p for p in plots if p != "cd"]
-        if extra:
-            from frcli.stats import plots as pl
-
-            sub = tb.with_time_measures(df)
-            sub = sub.assign(label=tb.method_labels(sub))  # the labels the tables used
-            for c in comps:
-                m = c.meta["measure"]
-                part = sub[sub["measure"] == m]
-                if c.meta.get("group"):
-                    (gk, gv), = c.meta["group"].items()
-                    part = part[part[gk].astype(str) == str(gv)] if gk in part.columns else part
-                part = part[part["dataset"].isin(c.datasets) & part["label"].isin(c.methods)]
-                for p in extra:
-                    fn = pl.heatmap_from_frame if p == "heatmap" else pl.curves_from_frame
-                    fig = fn(part, measure=m, lower_is_better=c.lower_is_better, x=x, y=y,
-                             round_spec=round_spec, title=_title(c))
-                    figures.append((fig, str(out / f"{_stem(c)}_{p}")))
+        figures = [(fig, str(out / f"{_stem(c)}_{p}"))
+                   for c, p, fig in parameter_figures(df, comps, [p for p in plots if p != "cd"],
+                                                      x=x, y=y, round_spec=round_spec)]
         out.mkdir(parents=True, exist_ok=True)
         for c in comps:
             stem = out / _stem(c)
@@ -145,8 +121,10 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None, ro
                 files += _write_tables(c, stem)
             if "cd" in plots:
                 files += _write_cd(c, stem)
+        from frcli.stats.cd_diagram import save
+
         for fig, stem in figures:
-            files += pl.save(fig, stem)
+            files += save(fig, stem)
 
     if as_json:
         ds = [c.to_dict() for c in comps]
@@ -163,6 +141,76 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None, ro
     return comps
 
 
+def analyse(df, measures=None, *, methods=None, datasets=None, group_by=None,
+            round_spec="none", alpha=0.05, control=None, correction="bh", lower=None,
+            warn=None) -> list:
+    """Every analysis of a tidy frame (``frcli.stats.table``) as Comparisons, with their
+    ``meta`` (measure, group, experiment, rounding, per-data-set measures, sample-size notes).
+    Shared by ``frcli stats``, the experiment summary and ``frcli report``."""
+    from frcli.errors import ConfigError
+    from frcli.stats import table as tb
+    from frcli.stats.tests import compare, small_sample_notes
+
+    rounding, _ = tb.parse_round(round_spec)
+    tables = tb.select_tables(df, measures, methods=methods, datasets=datasets,
+                              group_by=group_by, round_spec=round_spec, lower=lower, warn=warn)
+    comps = []
+    for t in tables:
+        if control is not None and control not in t.methods:
+            raise ConfigError(f"unknown --control {control!r}; methods: " + ", ".join(t.methods))
+        lib = t.lower_is_better
+        if lib is None:  # a measure of unknown direction: --lower/--higher-is-better
+            lib = tb.lower_is_better(t.measure, lower)
+        c = compare(t.values, t.methods, t.datasets, lower_is_better=lib,
+                    alpha=alpha, control=control, correction=correction)
+        notes = small_sample_notes(len(t.datasets), alpha)
+        c.meta = {"measure": t.measure, **({"group": t.group} if t.group else {}),
+                  **({"experiment": t.experiment} if t.experiment else {}),
+                  "rounding": rounding, "dropped_datasets": t.dropped_datasets,
+                  "n_splits": t.n_splits,
+                  **({"measures": dict(zip(t.datasets, t.measures))} if t.mixed else {}),
+                  **({"notes": notes} if notes else {})}
+        if t.mixed:  # keep the measured values (the oriented ones were for ranking)
+            c.values = t.raw
+        if warn is not None:
+            where = "".join(f", {k} = {v}" for k, v in c.meta.get("group", {}).items())
+            where = (f"{t.experiment}: " if t.experiment else "") + t.measure + where
+            for n in notes:
+                warn(f"{where}: {n}")
+        comps.append(c)
+    return comps
+
+
+def parameter_figures(df, comps, kinds, *, x=None, y=None, round_spec="none") -> list:
+    """(comparison, kind, figure) for every heat map / curve plot asked for."""
+    if not kinds:
+        return []
+    from frcli.errors import ConfigError
+    from frcli.stats import plots as pl
+    from frcli.stats import table as tb
+
+    sub = tb.with_time_measures(df)
+    sub = sub.assign(label=tb.method_labels(sub))  # the labels the tables used
+    out = []
+    for c in comps:
+        m = c.meta["measure"]
+        if c.meta.get("measures"):
+            raise ConfigError(f"--plot {kinds[0]} needs one measure, but {_title(c)} ranks "
+                              "each data set by its own; choose one with --measure")
+        part = sub[sub["measure"] == m]
+        if c.meta.get("experiment"):
+            part = part[part["experiment"] == c.meta["experiment"]]
+        if c.meta.get("group"):
+            (gk, gv), = c.meta["group"].items()
+            part = part[part[gk].astype(str) == str(gv)] if gk in part.columns else part
+        part = part[part["dataset"].isin(c.datasets) & part["label"].isin(c.methods)]
+        for p in kinds:
+            fn = pl.heatmap_from_frame if p == "heatmap" else pl.curves_from_frame
+            out.append((c, p, fn(part, measure=m, lower_is_better=c.lower_is_better, x=x,
+                                 y=y, round_spec=round_spec, title=_title(c))))
+    return out
+
+
 def _split(items) -> list[str]:
     out: list[str] = []
     for it in items or []:
@@ -171,24 +219,34 @@ def _split(items) -> list[str]:
 
 
 def _stem(c) -> str:
-    parts = [c.meta["measure"]] + [f"{k}-{v}" for k, v in c.meta.get("group", {}).items()]
+    parts = ([c.meta["experiment"]] if c.meta.get("experiment") else []) + \
+        [c.meta["measure"]] + [f"{k}-{v}" for k, v in c.meta.get("group", {}).items()]
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", "_".join(str(p) for p in parts)).strip("_") or "stats"
+
+
+def measure_title(c) -> str:
+    """``rrmse`` or, for the main measure, which measure ranks how many data sets."""
+    ms = c.meta.get("measures")
+    if not ms:
+        return c.meta["measure"]
+    from frcli.stats.table import lower_is_better
+
+    counts: dict[str, int] = {}
+    for m in ms.values():
+        counts[m] = counts.get(m, 0) + 1
+    parts = [f"{m} {'↓' if lower_is_better(m) else '↑'} on {n}" for m, n in counts.items()]
+    return "main measure (" + ", ".join(parts) + ")"
 
 
 def _title(c) -> str:
     g = "".join(f", {k} = {v}" for k, v in c.meta.get("group", {}).items())
-    return f"{c.meta['measure']}{g} (N = {len(c.datasets)} data sets)"
+    e = f"{c.meta['experiment']}: " if c.meta.get("experiment") else ""
+    return f"{e}{measure_title(c)}{g} (N = {len(c.datasets)} data sets)"
 
 
-def _fmt_p(p) -> str:
-    if p is None:
-        return "-"
-    return f"{p:.3g}" if p >= 1e-3 else f"{p:.2e}"
-
-
-def _fmt_f(v) -> str:
-    import math
-    return "inf" if not math.isfinite(v) else f"{v:.4g}"
+def _rounding_note(c) -> str:
+    r = c.meta.get("rounding", "none")
+    return "unrounded values" if r == "none" else f"values rounded to {r} before ranking"
 
 
 # --------------------------------------------------------------------------- files
@@ -196,8 +254,9 @@ def _summary_frame(c):
     import pandas as pd
 
     o = c.order
+    mixed = bool(c.meta.get("measures"))
     return pd.DataFrame({"method": [c.methods[i] for i in o],
-                         "mean": [c.values[:, i].mean() for i in o],
+                         "mean": [float("nan") if mixed else c.values[:, i].mean() for i in o],
                          "average_rank": [c.avg_ranks[i] for i in o]})
 
 
@@ -211,95 +270,141 @@ def _write_tables(c, stem: Path) -> list[str]:
     """Ranks and pairwise decisions as CSV; a summary as Markdown and LaTeX."""
     import json
 
+    import pandas as pd
+
+    from frcli import display as fmt
+
     files = []
     s = _summary_frame(c)
     p = _pairs_frame(c)
-    s.to_csv(f"{stem}_ranks.csv", index=False, float_format="%.6g")
-    p.to_csv(f"{stem}_pairwise.csv", index=False, float_format="%.6g")
+    s.to_csv(f"{stem}_ranks.csv", index=False, float_format="%.10g")
+    p.to_csv(f"{stem}_pairwise.csv", index=False, float_format="%.10g")
     files += [f"{stem}_ranks.csv", f"{stem}_pairwise.csv"]
     if c.control is not None:
-        import pandas as pd
         pd.DataFrame(c.control["comparisons"]).to_csv(f"{stem}_control.csv", index=False,
-                                                       float_format="%.6g")
+                                                       float_format="%.10g")
         files.append(f"{stem}_control.csv")
     # the (data set × method) table that was ranked, as the papers print it
-    import pandas as pd
     vals = pd.DataFrame(c.values, index=c.datasets, columns=c.methods)
     vals.index.name = "dataset"
+    if c.meta.get("measures"):
+        vals.insert(0, "measure", [c.meta["measures"][d] for d in c.datasets])
     vals.to_csv(f"{stem}_values.csv", float_format="%.10g")
     files.append(f"{stem}_values.csv")
 
-    fr = c.friedman
-    lines = [f"## {_title(c)}", "",
-             "| method | mean | average rank |", "|---|---:|---:|"]
-    lines += [f"| {r.method} | {r.mean:.4g} | {r.average_rank:.3f} |" for r in s.itertuples()]
-    lines += ["", f"Friedman χ² = {_fmt_f(fr.chi2)} (df {fr.chi2_df}), p = {_fmt_p(fr.chi2_p)}; "
-              f"Iman–Davenport F = {_fmt_f(fr.f)} (df {fr.f_df[0]}, {fr.f_df[1]}), "
-              f"p = {_fmt_p(fr.f_p)}; Nemenyi CD = {c.nemenyi_cd:.4f} (α = {c.alpha:g}).", "",
-              "| A | B | rank diff. | Nemenyi | Wilcoxon p | adj. p | W/T/L | Wilcoxon+"
-              f"{c.correction.upper()} |", "|---|---|---:|:-:|---:|---:|:-:|:-:|"]
-    for q in c.pairs:
-        lines.append(f"| {q['a']} | {q['b']} | {q['rank_difference']:.3f} | "
-                     f"{'yes' if q['nemenyi_significant'] else 'no'} | "
-                     f"{_fmt_p(q['wilcoxon_p_value'])} | {_fmt_p(q['wilcoxon_p_adjusted'])} | "
-                     f"{q['a_wins']}/{q['ties']}/{q['b_wins']} | "
-                     f"{'yes' if q['wilcoxon_significant'] else 'no'} |")
-    Path(f"{stem}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    Path(f"{stem}.md").write_text(markdown(c), encoding="utf-8")
 
     def tex(sx: str) -> str:
         return re.sub(r"([_%&#$])", r"\\\1", sx)
 
+    fr = c.friedman
     t = ["% " + _title(c), r"\begin{tabular}{lrr}", r"\hline",
          r"Method & Mean & Avg.\ rank \\", r"\hline"]
-    t += [rf"{tex(r.method)} & {r.mean:.4g} & {r.average_rank:.3f} \\" for r in s.itertuples()]
+    t += [rf"{tex(r.method)} & {fmt.value(r.mean)} & {fmt.rank(r.average_rank)} \\"
+          for r in s.itertuples()]
     t += [r"\hline",
-          rf"\multicolumn{{3}}{{l}}{{Iman--Davenport $p = {_fmt_p(fr.f_p)}$, "
-          rf"CD $= {c.nemenyi_cd:.4f}$}} \\", r"\hline", r"\end{tabular}"]
+          rf"\multicolumn{{3}}{{l}}{{Iman--Davenport $p = {fmt.p_value(fr.f_p)}$, "
+          rf"CD $= {fmt.cd(c.nemenyi_cd)}$}} \\", r"\hline", r"\end{tabular}"]
     Path(f"{stem}.tex").write_text("\n".join(t) + "\n", encoding="utf-8")
     Path(f"{stem}.json").write_text(json.dumps(c.to_dict(), indent=2) + "\n", encoding="utf-8")
     return files + [f"{stem}.md", f"{stem}.tex", f"{stem}.json"]
 
 
-def _write_cd(c, stem: Path) -> list[str]:
-    from frcli.stats.cd_diagram import cd_diagram, save
+def markdown(c, heading: str = "##") -> str:
+    """One analysis as Markdown: ranks and means, the omnibus test, every pair."""
+    from frcli import display as fmt
 
-    fig = cd_diagram(c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None,
-                     groups=c.groups, friedman_p=c.friedman.f_p, alpha=c.alpha, title=_title(c))
-    files = save(fig, f"{stem}_cd")
+    s = _summary_frame(c)
+    fr = c.friedman
+    mixed = bool(c.meta.get("measures"))
+    lines = [f"{heading} {_title(c)}", "",
+             f"{len(c.methods)} methods, {'lower' if c.lower_is_better else 'higher'} is "
+             f"better, {_rounding_note(c)}.", ""]
+    if mixed:
+        lines += ["| method | average rank |", "|---|---:|"]
+        lines += [f"| {r.method} | {fmt.rank(r.average_rank)} |" for r in s.itertuples()]
+    else:
+        lines += ["| method | mean | average rank |", "|---|---:|---:|"]
+        lines += [f"| {r.method} | {fmt.value(r.mean)} | {fmt.rank(r.average_rank)} |"
+                  for r in s.itertuples()]
+    lines += ["", f"Friedman χ² = {fmt.statistic(fr.chi2)} (df {fr.chi2_df}), "
+              f"p = {fmt.p_value(fr.chi2_p)}; Iman–Davenport F = {fmt.statistic(fr.f)} "
+              f"(df {fr.f_df[0]}, {fr.f_df[1]}), p = {fmt.p_value(fr.f_p)}; Nemenyi CD = "
+              f"{fmt.cd(c.nemenyi_cd)} (α = {c.alpha:g})."]
+    for n in c.meta.get("notes", []):
+        lines += ["", f"Note: {n}."]
+    lines += ["", "| A | B | rank diff. | Nemenyi | Wilcoxon p | adj. p | W/T/L | Wilcoxon+"
+              f"{c.correction.upper()} |", "|---|---|---:|:-:|---:|---:|:-:|:-:|"]
+    for q in c.pairs:
+        lines.append(f"| {q['a']} | {q['b']} | {fmt.rank(q['rank_difference'])} | "
+                     f"{'yes' if q['nemenyi_significant'] else 'no'} | "
+                     f"{fmt.p_value(q['wilcoxon_p_value'])} | "
+                     f"{fmt.p_value(q['wilcoxon_p_adjusted'])} | "
+                     f"{q['a_wins']}/{q['ties']}/{q['b_wins']} | "
+                     f"{'yes' if q['wilcoxon_significant'] else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def cd_figures(c) -> list:
+    """(suffix, figure): the CD diagram, and the Bonferroni–Dunn one with a control."""
+    from frcli.stats.cd_diagram import cd_diagram
+
+    out = [("cd", cd_diagram(c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None,
+                             groups=c.groups, friedman_p=c.friedman.f_p, alpha=c.alpha,
+                             title=_title(c)))]
     if c.control is not None:
-        fig = cd_diagram(c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None,
-                         groups=c.groups, friedman_p=c.friedman.f_p, alpha=c.alpha,
-                         title=_title(c) + f", control {c.control['method']}",
-                         control=c.control["method"], bd_cd=c.control["bd_cd"])
-        files += save(fig, f"{stem}_cd_bd")
+        out.append(("cd_bd", cd_diagram(
+            c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None, groups=c.groups,
+            friedman_p=c.friedman.f_p, alpha=c.alpha,
+            title=_title(c) + f", control {c.control['method']}",
+            control=c.control["method"], bd_cd=c.control["bd_cd"])))
+    return out
+
+
+def _write_cd(c, stem: Path) -> list[str]:
+    from frcli.stats.cd_diagram import save
+
+    files = []
+    for suffix, fig in cd_figures(c):
+        files += save(fig, f"{stem}_{suffix}")
     return files
 
 
 # --------------------------------------------------------------------------- terminal
 def _print(comps, files) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console(highlight=False, soft_wrap=False)
+    from frcli import display as fmt
+    from frcli.commands import console
+
+    con = console()
     for c in comps:
         fr = c.friedman
+        mixed = bool(c.meta.get("measures"))
         direction = "lower is better" if c.lower_is_better else "higher is better"
+        if mixed:
+            direction = "each data set ranked by its task's main measure"
         con.print(f"[bold]{_title(c)}[/bold]  k = {len(c.methods)} methods, {direction}, "
-                  f"values rounded to {c.meta['rounding']}")
+                  f"{_rounding_note(c)}")
         if c.meta.get("dropped_datasets"):
             con.print(f"  dropped (incomplete): {', '.join(c.meta['dropped_datasets'])}")
         t = Table(show_edge=False, pad_edge=False)
-        t.add_column("method")
-        t.add_column("mean", justify="right")
+        t.add_column("method", overflow="fold")
+        if not mixed:
+            t.add_column("mean", justify="right")
         t.add_column("avg rank", justify="right")
         for i in c.order:
-            t.add_row(c.methods[i], f"{c.values[:, i].mean():.4g}", f"{c.avg_ranks[i]:.3f}")
+            cells = [c.methods[i]] + ([] if mixed else [fmt.value(c.values[:, i].mean())])
+            t.add_row(*cells, fmt.rank(c.avg_ranks[i]))
         con.print(t)
         verdict = "reject H0" if c.rejects else "no significant differences"
-        con.print(f"Friedman χ² = {_fmt_f(fr.chi2)} (df {fr.chi2_df}), p = {_fmt_p(fr.chi2_p)}")
-        con.print(f"Iman–Davenport F = {_fmt_f(fr.f)} (df {fr.f_df[0]}, {fr.f_df[1]}), "
-                  f"p = {_fmt_p(fr.f_p)}  → {verdict} at α = {c.alpha:g}")
-        con.print(f"Nemenyi q = {c.nemenyi_q:.3f}, CD = {c.nemenyi_cd:.4f}")
+        con.print(f"Friedman χ² = {fmt.statistic(fr.chi2)} (df {fr.chi2_df}), "
+                  f"p = {fmt.p_value(fr.chi2_p)}")
+        con.print(f"Iman–Davenport F = {fmt.statistic(fr.f)} (df {fr.f_df[0]}, {fr.f_df[1]}), "
+                  f"p = {fmt.p_value(fr.f_p)}  → {verdict} at α = {c.alpha:g}"
+                  + (" (indicative: few data sets, see the warning)" if c.meta.get("notes")
+                     else ""))
+        con.print(f"Nemenyi q = {c.nemenyi_q:.3f}, CD = {fmt.cd(c.nemenyi_cd)}")
         if c.rejects:
             gs = c.group_members()
             if gs:
@@ -313,11 +418,11 @@ def _print(comps, files) -> None:
         for col, j in (("A", "left"), ("B", "left"), ("Δ rank", "right"),
                        ("Nemenyi", "center"), ("Wilcoxon p", "right"), ("adj. p", "right"),
                        ("A wins/ties/B wins", "center"), ("Wilcoxon", "center")):
-            p.add_column(col, justify=j)
+            p.add_column(col, justify=j, overflow="fold")
         for q in c.pairs:
-            p.add_row(q["a"], q["b"], f"{q['rank_difference']:.3f}",
+            p.add_row(q["a"], q["b"], fmt.rank(q["rank_difference"]),
                       "sig." if q["nemenyi_significant"] else "-",
-                      _fmt_p(q["wilcoxon_p_value"]), _fmt_p(q["wilcoxon_p_adjusted"]),
+                      fmt.p_value(q["wilcoxon_p_value"]), fmt.p_value(q["wilcoxon_p_adjusted"]),
                       f"{q['a_wins']}/{q['ties']}/{q['b_wins']}",
                       ("sig., " + q["better"]) if q["wilcoxon_significant"] and q["better"]
                       else "sig." if q["wilcoxon_significant"] else "-")
@@ -325,15 +430,18 @@ def _print(comps, files) -> None:
         if c.control is not None:
             ct = c.control
             b = Table(title=f"Versus control {ct['method']}: Bonferroni–Dunn (q = "
-                            f"{ct['bd_q']:.3f}, CD = {ct['bd_cd']:.4f}), Wilcoxon + "
+                            f"{ct['bd_q']:.3f}, CD = {fmt.cd(ct['bd_cd'])}), Wilcoxon + "
                             f"{c.correction.upper()}", show_edge=False, pad_edge=False)
             for col in ("method", "rank − control", "BD", "BD adj. p", "Wilcoxon p",
                         "adj. p", "Wilcoxon"):
-                b.add_column(col, justify="left" if col == "method" else "right")
+                b.add_column(col, justify="left" if col == "method" else "right",
+                             overflow="fold")
             for q in ct["comparisons"]:
-                b.add_row(q["method"], f"{q['rank_difference']:+.3f}",
-                          "sig." if q["bd_significant"] else "-", _fmt_p(q["bd_p_adjusted"]),
-                          _fmt_p(q["wilcoxon_p_value"]), _fmt_p(q["wilcoxon_p_adjusted"]),
+                b.add_row(q["method"], fmt.signed_rank(q["rank_difference"]),
+                          "sig." if q["bd_significant"] else "-",
+                          fmt.p_value(q["bd_p_adjusted"]),
+                          fmt.p_value(q["wilcoxon_p_value"]),
+                          fmt.p_value(q["wilcoxon_p_adjusted"]),
                           "sig." if q["wilcoxon_significant"] else "-")
             con.print(b)
         con.print()

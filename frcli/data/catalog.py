@@ -159,11 +159,17 @@ def _paths(entry: Entry, rels: list[str]) -> list[Path]:
     return [loc[r] for r in rels]
 
 
-def load(name: str, part: str = "all", *, semi_supervised: bool = False):
+OVERRIDES = ("targets", "labels", "task", "hierarchy", "nominal")
+
+
+def load(name: str, part: str = "all", *, semi_supervised: bool = False, **overrides):
     """A catalog data set as one ``Dataset``.
 
     ``part``: ``train`` (train files concatenated), ``test``, or ``all`` (train then test rows;
-    use ``splits(name, n_train=...)`` for the fixed split).
+    use ``splits(name, n_train=...)`` for the fixed split). ``overrides`` (``targets``,
+    ``labels``, ``task``, ``hierarchy``, ``nominal``) replace the entry's own choices; new
+    ``targets`` or ``labels`` also drop the entry's task (inferred again unless ``task`` is
+    given), since the catalog's task was that of its own targets.
     """
     from frcli.data.load import load_dataset
     from frcli.data.splits import concat
@@ -172,8 +178,17 @@ def load(name: str, part: str = "all", *, semi_supervised: bool = False):
     semi_supervised = semi_supervised or entry.semi_supervised
     if part not in ("all", "train", "test"):
         raise UserError(f"unknown part {part!r}; allowed: all, train, test")
+    unknown = set(overrides) - set(OVERRIDES)
+    if unknown:
+        raise UserError(f"cannot override {sorted(unknown)[0]!r} of a catalog data set; "
+                        f"allowed: {', '.join(OVERRIDES)}")
+    overrides = {k: v for k, v in overrides.items() if v is not None}
     opts = entry.load_options()
-    if entry.labels:
+    if "targets" in overrides or "labels" in overrides:
+        opts.pop("task", None)
+        opts.pop("targets", None)
+    opts.update(overrides)
+    if entry.labels and "labels" not in overrides and "targets" not in overrides:
         opts["labels"] = str(_paths(entry, [entry.labels])[0])
     if entry.data:
         if part != "all":
@@ -211,3 +226,45 @@ def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False)
     else:
         sp = [(np.arange(ds.n_examples), np.arange(0))]
     return ds, sp
+
+
+def entry_of_file(path: str | os.PathLike) -> Entry | None:
+    """The catalog entry one of whose files is ``path`` (to point users at its name)."""
+    try:
+        target = Path(path).resolve()
+        for entry in catalog().values():
+            if any(p is not None and p.resolve() == target for p in entry.locate().values()):
+                return entry
+    except (UserError, OSError):
+        return None
+    return None
+
+
+def open_data(data: str | os.PathLike, *, semi_supervised: bool = False, **options):
+    """A data file, or failing that a catalog name, as a ``Dataset`` (what ``frcli rank`` and
+    ``frcli.rank`` accept). A catalog name takes ``options`` as overrides of its entry; an
+    error on a file that the catalog knows names the catalog entry, which knows its targets.
+    """
+    from frcli.data.load import NoTargetsError, load_dataset
+
+    path = Path(data)
+    options = {k: v for k, v in options.items() if v is not None}
+    if path.exists():
+        try:
+            return load_dataset(path, semi_supervised=semi_supervised, **options)
+        except NoTargetsError as e:
+            entry = entry_of_file(path)
+            if entry is None:
+                raise
+            raise NoTargetsError(f"{e}; this file is the catalog data set {entry.name!r}: "
+                                 "give that name instead of the path and the catalog "
+                                 "supplies its targets") from None
+    name = str(data)
+    cat = catalog()
+    if path.suffix or name not in cat:
+        from frcli.errors import did_you_mean
+
+        hint = did_you_mean(name, cat) if not path.suffix else ""
+        raise UserError(f"{data}: no such file, nor a data set of the catalog{hint} "
+                        "(frcli datasets list shows them)")
+    return load(name, semi_supervised=semi_supervised, **options)

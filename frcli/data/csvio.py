@@ -1,7 +1,7 @@
 """CSV/TSV tables with a header row → ``ArffTable`` (so ``load_dataset`` treats them like ARFF).
 
-* Delimiter: ``,`` for ``.csv``, tab for ``.tsv``; ``.txt`` uses tab when the header line has
-  one, else comma.
+* Delimiter: tab for ``.tsv``; otherwise ``,``, unless the header line has no comma but a tab
+  or a ``;`` (as spreadsheets write CSV in many locales), which is then the delimiter.
 * Missing: an empty cell, ``?``, or ``nan``/``NaN``/``NA`` (what numpy, pandas and R write).
   Infinite numbers are an error (a distance or a split cannot use them).
 * Types: a column is numeric when every known value parses as a number, otherwise nominal;
@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from frcli.data.arff import NOMINAL, NUMERIC, ArffAttribute, ArffTable
-from frcli.errors import DataError, UserError
+from frcli.errors import DataError, UserError, option
 
 MISSING = ("", "?", "nan", "NaN", "NA")
 
@@ -27,8 +27,10 @@ def _delimiter(path: Path, first_line: str) -> str:
     ext = path.suffix.lower()
     if ext == ".tsv":
         return "\t"
-    if ext == ".txt":
-        return "\t" if "\t" in first_line else ","
+    if "," not in first_line:  # a header without commas: ';' (spreadsheets in many locales)
+        for d in ("\t", ";"):  # or tab, rather than one column named "a;b;c"
+            if d in first_line:
+                return d
     return ","
 
 
@@ -57,6 +59,12 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
     if any(h == "" for h in header):
         raise DataError(f"empty column name in the header (column {header.index('') + 1})",
                         str(p), 1)
+    if len(header) == 1 and len(lines) > 1:
+        import warnings
+
+        warnings.warn(f"{p}: the header has one column ({header[0]!r}); the delimiters read are "
+                      "',', tab and ';' (is the file delimited by something else?)",
+                      stacklevel=3)
     dup = {h for h in header if header.count(h) > 1}
     if dup:
         raise DataError(f"column {sorted(dup)[0]!r} appears twice in the header", str(p), 1)
@@ -72,7 +80,7 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
     forced = set(nominal or ())
     unknown = forced - set(header)
     if unknown:
-        raise UserError(f"--nominal: no column named {sorted(unknown)[0]!r} in {p}")
+        raise UserError(f"{option('nominal')}: no column named {sorted(unknown)[0]!r} in {p}")
     n, A = len(rows), len(header)
     values = np.empty((n, A), dtype=np.float64, order="F")
     attrs = []

@@ -22,6 +22,8 @@ from typing import Literal, Sequence
 
 import numpy as np
 
+from frcli.errors import option
+
 TASKS = ("classification", "regression", "mtr", "mlc", "hmlc", "unsupervised")
 Task = Literal["classification", "regression", "mtr", "mlc", "hmlc", "unsupervised"]
 Kind = Literal["numeric", "nominal"]
@@ -204,7 +206,8 @@ class Dataset:
 
         n_un = int((~self.labeled).sum())
         warnings.warn(f"{self.name}: {who} ignores the {n_un} of {self.n_examples} rows without "
-                      "known targets (use --semi-supervised to learn from them)", stacklevel=3)
+                      f"known targets (use {option('semi_supervised')} to learn from them)",
+                      stacklevel=3)
         return self.subset(self.labeled)
 
     def label_cardinality(self) -> float | None:

@@ -32,7 +32,7 @@ import numpy as np
 
 from frcli.data.arff import HIERARCHICAL, NOMINAL, NUMERIC, ArffAttribute, ArffTable, read_arff
 from frcli.data.dataset import TASKS, Attribute, Dataset, Hierarchy
-from frcli.errors import DataError, UserError, choices_error
+from frcli.errors import DataError, UserError, choices_error, option
 
 ARFF_EXTS = (".arff",)
 CSV_EXTS = (".csv", ".tsv", ".txt")
@@ -74,12 +74,12 @@ def force_nominal(table: ArffTable, names: Sequence[str]) -> ArffTable:
     for name in names:
         j = idx.get(name)
         if j is None:
-            raise UserError(f"--nominal: no attribute named {name!r} in {table.path}")
+            raise UserError(f"{option('nominal')}: no attribute named {name!r} in {table.path}")
         a = table.attributes[j]
         if a.type == NOMINAL:
             continue
         if a.type != NUMERIC:
-            raise UserError(f"--nominal: attribute {name!r} is {a.type}, not numeric")
+            raise UserError(f"{option('nominal')}: attribute {name!r} is {a.type}, not numeric")
         col = table.values[:, j]
         known = ~np.isnan(col)
         uniq = np.unique(col[known])
@@ -194,8 +194,8 @@ def _select_targets(table: ArffTable, targets, labels) -> tuple[list[int], dict 
         if targets is not None:
             extra = [j for j in parse_targets(targets, names, where=where) if j not in idx]
             if extra:
-                raise UserError("give either --labels or --targets, not both with different "
-                                "attributes")
+                raise UserError(f"give either {option('labels')} or {option('targets')}, not "
+                                "both with different attributes")
         return idx, (parent if is_hierarchical(parent) else None)
     if targets is not None:
         return parse_targets(targets, names, where=where), None
@@ -236,8 +236,9 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
             raise DataError(f"target {a.name!r} is a {a.type} attribute; targets must be "
                             f"numeric, nominal or hierarchical", path, a.line or None)
     if task != "unsupervised" and not tidx:
-        raise NoTargetsError(f"{path}: no targets: give --targets (e.g. last:1, 8-11 or names), "
-                        f"--labels FILE.xml, or --task unsupervised")
+        raise NoTargetsError(f"{path}: no targets: give {option('targets', 'last:1')} (or "
+                             f"1-based ranges such as 8-11, or names), "
+                             f"{option('labels', 'FILE.xml')}, or {option('task', 'unsupervised')}")
     if any(a.type == HIERARCHICAL for a in tattrs) and len(tattrs) > 1:
         raise UserError("a hierarchical target must be the only target (got "
                         f"{', '.join(a.name for a in tattrs)})")
@@ -308,8 +309,8 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
         labeled = ~np.all(np.isnan(Y), axis=1)
     if labeled is not None and not labeled.all() and not semi_supervised:
         warnings.warn(f"{path}: {int((~labeled).sum())} of {len(labeled)} rows have no known "
-                      f"target; they are marked unlabelled (pass semi_supervised=True / "
-                      f"--semi-supervised to silence this)", stacklevel=2)
+                      f"target; they are marked unlabelled (pass {option('semi_supervised')} to "
+                      f"silence this)", stacklevel=2)
     _warn_degenerate(path, features, X, task, Y, labeled)
     return Dataset(name=name or (Path(path).stem if path else table.relation), X=X,
                    features=features, task=task, Y=Y, targets=tlist, hierarchy=hier,

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
-from frcli.errors import ConfigError, DataError
+from frcli.errors import ConfigError, DataError, option
 
 MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
 HMLC_DISTANCES = ("clus", "euclidean", "hamming", "accuracy", "f1", "subset")
@@ -284,7 +284,7 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
             import warnings
             warnings.warn(f"{dataset.name}: Relief ignores the {int((~dataset.labeled).sum())} "
                           f"of {dataset.n_examples} rows without known targets (use "
-                          "--semi-supervised for SSL-Relief)", stacklevel=2)
+                          f"{option('semi_supervised')} for SSL-Relief)", stacklevel=2)
     labels_only = (dataset.task in ("mlc", "hmlc") and nominal_targets == "relieff"
                    and (bool(np.all(dataset.labeled)) or unlabeled == "ignore"))
     prep = _prepare(dataset, sparse)

@@ -376,3 +376,10 @@ def evaluate(task: str, Y_true: np.ndarray, pred: np.ndarray, names=None, *,
         else:
             out[n] = m.fn(Y_true, pred)
     return out
+
+
+# The measure the experiment summary and ``frcli stats`` (``--measure main``) rank each data
+# set by, per task: the papers' headline measure of that task.
+MAIN_MEASURE = {"mtr": "rrmse", "regression": "rrmse", "mlc": "pooled_auprc",
+                "hmlc": "pooled_auprc", "classification": "macro_f1",
+                "unsupervised": "reconstruction_mse"}

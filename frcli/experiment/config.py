@@ -395,7 +395,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"config file not found: {p}") from None
+        raise ConfigError(f"config file not found: {p}{_config_hint(p)}") from None
     except IsADirectoryError:
         raise ConfigError(f"{p}: is a directory, not a config file (.yaml)") from None
     except UnicodeDecodeError as e:
@@ -410,3 +410,20 @@ def load_config(path: str | Path) -> ExperimentConfig:
         line = f":{mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{p}{line}: invalid YAML: {getattr(e, 'problem', e)}") from None
     return parse_config(doc, str(p), p.resolve().parent, text)
+
+
+def _config_hint(p: Path) -> str:
+    """``"; did you mean configs/mtr.yaml?"`` for ``mtr``, ``mtr.yaml`` or ``configs/mtr``:
+    a shipped config (here or in the repository's configs/) of that name."""
+    repo_configs = Path(__file__).resolve().parents[2] / "configs"
+    stem = p.stem if p.suffix in (".yaml", ".yml", "") else p.name
+    for folder in (Path("configs"), p.parent / "configs", repo_configs):
+        for suffix in (".yaml", ".yml"):
+            cand = folder / f"{stem}{suffix}"
+            if cand.is_file() and cand.resolve() != p.resolve():
+                try:
+                    shown = cand.resolve().relative_to(Path.cwd())
+                except ValueError:
+                    shown = cand.resolve()
+                return f"; did you mean {shown}?"
+    return ""

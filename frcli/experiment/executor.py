@@ -404,79 +404,45 @@ class _progress:
         return False
 
 
-MAIN_MEASURE = {"mtr": "rrmse", "regression": "rrmse", "mlc": "pooled_auprc",
-                "hmlc": "pooled_auprc", "classification": "macro_f1",
-                "unsupervised": "reconstruction_mse"}
-
-
-def short_params(method: str, params: str) -> str:
-    """The parameters that differ from the method's defaults, as k=v (for tables)."""
-    import json
-
-    try:
-        from frcli.rankers.registry import get_ranker
-
-        defaults = {p.name: p.default for p in get_ranker(method).params}
-    except Exception:  # noqa: BLE001 - an unavailable method: show everything
-        defaults = {}
-    d = json.loads(params)
-    items = [f"{k}={v}" for k, v in d.items() if k not in defaults or defaults[k] != v]
-    return " ".join(items)
-
-
 def summary_table(directory: str | Path, max_rows: int = 30, max_datasets: int = 4):
-    """Per ranking: average rank over data sets (main measure of each data set's task, mean
-    over splits and labeled sizes; 1 = best) and the mean main measure per data set (a few
-    sets) or per task (many sets). A rich Table."""
-    import sqlite3
-
-    import pandas as pd
+    """Per ranking: its average rank over the data sets (each ranked by its task's main
+    measure, mean over splits and labeled sizes, unrounded; 1 = best), i.e. what
+    ``frcli stats DIR`` reports, and the mean main measure per data set (a few sets) or per
+    measure (many sets). A rich Table."""
     from rich.table import Table
 
-    from frcli.evaluate.measures import MEASURES
-    from frcli.experiment.store import DB_NAME, tidy_frame
+    from frcli import display as fmt
+    from frcli.stats.table import MAIN, lower_is_better, read_store, select_tables
+    from frcli.stats.tests import average_ranks
 
-    df = tidy_frame(directory)
     table = Table(title=f"summary ({directory})")
+    df = read_store(directory)
     if df.empty:
         return table
-    con = sqlite3.connect(str(Path(directory) / DB_NAME))
-    tasks = dict(con.execute("SELECT dataset, task FROM datasets").fetchall())
-    con.close()
-    main = {}
-    for ds in dict.fromkeys(df["dataset"]):
-        have = set(df.loc[df["dataset"] == ds, "measure"])
-        m = MAIN_MEASURE.get(tasks.get(ds, ""), "")
-        main[ds] = m if m in have else sorted(x for x in have if "@" not in x)[0]
-    df = df[[main[d] == m for d, m in zip(df["dataset"], df["measure"])]].copy()
-    df["label"] = [short_params(m, p) for m, p in zip(df["method"], df["params"])]
-    means = df.groupby(["dataset", "method", "label"], sort=False)["value"].mean()
-    wide = means.unstack("dataset")                      # rankings × data sets
-    sign = pd.Series({d: 1.0 if MEASURES[main[d]].direction == "lower" else -1.0
-                      for d in wide.columns})
-    avg_rank = (wide * sign).rank(axis=0, method="average").mean(axis=1)
-    order = avg_rank.sort_values().index
-    table.add_column("method")
-    table.add_column("params", overflow="fold", max_width=28)
+    dropped: list[str] = []
+    t, = select_tables(df, [MAIN], round_spec="none", require_comparison=False,
+                       warn=dropped.append)
+    avg = average_ranks(t.values, t.lower_is_better)
+    order = list(np.argsort(avg, kind="stable"))
+    table.add_column("method", overflow="fold")
     table.add_column("avg rank", justify="right")
-    cols: list[tuple[str, pd.Series]] = []
-    if wide.shape[1] <= max_datasets:
-        for d in wide.columns:
-            arrow = " ↓" if MEASURES[main[d]].direction == "lower" else " ↑"
-            cols.append((f"{d}\n{main[d]}{arrow}", wide[d]))
+    cols: list[tuple[str, np.ndarray]] = []
+    if len(t.datasets) <= max_datasets:
+        for d, m, row in zip(t.datasets, t.measures, t.raw):
+            cols.append((f"{d}\n{m} {'↓' if lower_is_better(m) else '↑'}", row))
     else:
-        groups: dict[str, list[str]] = {}
-        for d in wide.columns:
-            groups.setdefault(main[d], []).append(d)
-        for m, ds in groups.items():
-            arrow = " ↓" if MEASURES[m].direction == "lower" else " ↑"
-            cols.append((f"{m}{arrow}\nmean of {len(ds)} sets", wide[ds].mean(axis=1)))
+        for m in dict.fromkeys(t.measures):
+            rows = [i for i, x in enumerate(t.measures) if x == m]
+            cols.append((f"{m} {'↓' if lower_is_better(m) else '↑'}\nmean of {len(rows)} sets",
+                         t.raw[rows].mean(axis=0)))
     for title, _ in cols:
-        table.add_column(title, justify="right")
-    for key in list(order)[:max_rows]:
-        vals = [c.get(key) for _, c in cols]
-        table.add_row(key[0], key[1], f"{avg_rank[key]:.2f}",
-                      *["–" if v is None or v != v else f"{v:.4g}" for v in vals])
+        table.add_column(title, justify="right", overflow="fold")
+    for i in order[:max_rows]:
+        table.add_row(t.methods[i], fmt.rank(avg[i]), *[fmt.value(c[i]) for _, c in cols])
+    notes = []
     if len(order) > max_rows:
-        table.caption = f"{len(order) - max_rows} more rankings: frcli results export {directory}"
+        notes.append(f"{len(order) - max_rows} more rankings: frcli stats {directory}")
+    notes += dropped
+    if notes:
+        table.caption = "; ".join(notes)
     return table

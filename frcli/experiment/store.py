@@ -225,3 +225,69 @@ def tidy_frame(directory: str | Path, all_runs: bool = False):
     df = pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
     df["labeled"] = df["labeled"].astype("Int64").mask(df["labeled"] == 0)
     return df
+
+
+def dataset_tasks(directory: str | Path) -> dict[str, str]:
+    """Data set → task of a result store (what decides each data set's main measure)."""
+    with Store(directory, create=False) as st:
+        return dict(st.conn.execute("SELECT dataset, task FROM datasets").fetchall())
+
+
+def is_store(path: str | Path) -> bool:
+    return (Path(path) / DB_NAME).is_file()
+
+
+def find_stores(path: str | Path) -> list[Path]:
+    """The result stores ``path`` stands for: itself when it is one, else the stores directly
+    inside it (``results/`` holding ``results/<name>/``), by name. A missing or store-less
+    folder is a ``UserError`` that says what is there instead (and the stores nearby)."""
+    from frcli.errors import UserError, did_you_mean
+
+    p = Path(path)
+    if is_store(p):
+        return [p]
+    if not p.exists():
+        near = sorted(q.name for q in p.parent.glob("*") if is_store(q)) \
+            if p.parent.is_dir() else []
+        hint = did_you_mean(p.name, near)
+        there = (f"; result stores in {p.parent}: {', '.join(near)}" if near else "")
+        raise UserError(f"{p}: no such folder{hint}{there}")
+    if not p.is_dir():
+        raise UserError(f"{p}: a file, not a result folder (a folder with {DB_NAME}, written "
+                        "by frcli experiment)")
+    inside = sorted(q for q in p.iterdir() if q.is_dir() and is_store(q))
+    if inside:
+        return inside
+    raise UserError(f"{p}: no result store here (a folder with {DB_NAME}, written by frcli "
+                    f"experiment); found {_describe_folder(p)}")
+
+
+def _describe_folder(p: Path, shown: int = 4) -> str:
+    files = sorted(q.name for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
+    dirs = sorted(q.name for q in p.iterdir() if q.is_dir() and not q.name.startswith("."))
+    parts = []
+    for what, names in (("file", files), ("folder without a store", dirs)):
+        if names:
+            more = f", ... ({len(names) - shown} more)" if len(names) > shown else ""
+            plural = "s" if len(names) > 1 else ""
+            if what.startswith("folder") and plural:
+                what = "folders without a store"
+                plural = ""
+            parts.append(f"{len(names)} {what}{plural} ({', '.join(names[:shown])}{more})")
+    return " and ".join(parts) if parts else "nothing (an empty folder)"
+
+
+def tidy_frames(path: str | Path, all_runs: bool = False):
+    """The tidy table of every store ``path`` stands for (``find_stores``); when ``path`` is a
+    folder of stores, an ``experiment`` column (the store's folder name) comes first."""
+    import pandas as pd
+
+    stores = find_stores(path)
+    if stores == [Path(path)]:
+        return tidy_frame(path, all_runs)
+    frames = []
+    for s in stores:
+        df = tidy_frame(s, all_runs)
+        df.insert(0, "experiment", s.name)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)

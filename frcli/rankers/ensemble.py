@@ -219,7 +219,10 @@ class EnsembleRanker(Ranker):
                 timings.update(res["timings"])
                 rank_s = (time.perf_counter() - t0 if len(sizes) == 1
                           else res["timings"]["forest_s"])
-            used = {**params, "trees": n, "bootstrap": boot}   # the effective bootstrap
+            # record the effective bootstrap and feature subset (what "default" meant here)
+            used = {**params, "trees": n, "bootstrap": boot,
+                    "max_features": mf if mf is not None else
+                    ("sqrt" if self.ensemble == "rf" else "all")}
             out[n] = Ranking(self.method, dataset.feature_names, imp, used,
                              per_target=per_target, target_names=names,
                              timings={**timings, "rank_s": rank_s}, meta=meta)

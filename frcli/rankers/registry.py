@@ -1,8 +1,10 @@
 """Method name → ranker. Modules are imported only when their method is asked for.
 
 Names: ``{symbolic|genie3|rf}-{rf|bagging|et}`` with an optional ``-str`` suffix (one
-single-target ensemble per target, importances averaged), ``relief``, ``relief-str``, and the
-baselines ``uniform`` (all importances 1: the non-informed ranking) and ``random``.
+single-target ensemble per target, importances averaged), ``relief``, ``relief-str``,
+``reliefe`` (Relief on UMAP embeddings), the ReliefE paper's baselines ``multisurf``,
+``multisurf-star`` and ``mutual-info``, and the baselines ``uniform`` (all importances 1: the
+non-informed ranking) and ``random``.
 """
 from __future__ import annotations
 
@@ -20,6 +22,10 @@ _REGISTRY: dict[str, str] = {
     "random": "frcli.rankers.baselines:RandomRanker",
     "relief": "frcli.rankers.relief:ReliefRanker",
     "relief-str": "frcli.rankers.relief:ReliefRanker",
+    "reliefe": "frcli.rankers.reliefe:ReliefERanker",
+    "multisurf": "frcli.rankers.multisurf:MultiSURFRanker",
+    "multisurf-star": "frcli.rankers.multisurf:MultiSURFRanker",
+    "mutual-info": "frcli.rankers.multisurf:MutualInfoRanker",
 }
 for _score in SCORES:
     for _ens in ENSEMBLES:

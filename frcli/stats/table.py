@@ -141,23 +141,18 @@ def _fmt_param(v) -> str:
 
 
 def method_labels(df: pd.DataFrame) -> pd.Series:
-    """``method`` plus ``(k=v, …)`` for the params that vary among that method's rows."""
+    """Each row's method label (``frcli.rankers.labels.labels``): the method plus the params
+    that differ from its defaults or vary among its rows, e.g. ``relief(neighbours=5)``."""
     if "params" not in df.columns:
         return df["method"].astype(str)
-    parsed = df["params"].map(parse_params)
-    labels = df["method"].astype(str).copy()
-    for m, idx in df.groupby("method", sort=False).groups.items():
-        ps = parsed.loc[idx]
-        keys: list[str] = []
-        for p in ps:
-            keys.extend(k for k in p if k not in keys)
-        varying = [k for k in keys
-                   if len({json.dumps(p.get(k), sort_keys=True, default=str) for p in ps}) > 1]
-        if varying:
-            labels.loc[idx] = [
-                f"{m}(" + ", ".join(f"{k}={_fmt_param(p.get(k, '-'))}" for k in varying) + ")"
-                for p in ps]
-    return labels
+    from frcli.rankers.labels import labels
+
+    pairs = list(dict.fromkeys(zip(df["method"].astype(str), df["params"].astype(str))))
+    names = labels([(m, parse_params(p)) for m, p in pairs])
+    lookup = dict(zip(pairs, names))
+    return pd.Series([lookup[(m, p)] for m, p in zip(df["method"].astype(str),
+                                                     df["params"].astype(str))],
+                     index=df.index, dtype=object)
 
 
 # --------------------------------------------------------------------------- reading
@@ -249,69 +244,74 @@ def _to_numeric(df: pd.DataFrame, col: str, path: Path, n_rows: int, wide: int) 
 
 
 def _complete(tidy: pd.DataFrame) -> pd.DataFrame:
-    for c in ("split", "labeled", "params"):
+    for c in ("split", "labeled", "params", "experiment", "task"):
         if c not in tidy.columns:
             tidy[c] = "" if c != "split" else "0"
-    for c in ("dataset", "method", "measure", "split", "labeled", "params"):
+    for c in ("dataset", "method", "measure", "split", "labeled", "params", "experiment", "task"):
         # pd.NA (the store's "all rows labeled") and NaN both mean "not given"
         tidy[c] = tidy[c].map(lambda x: "" if x is None or x is pd.NA or (
             isinstance(x, float) and math.isnan(x)) else str(x).strip())
     return tidy.reset_index(drop=True)
 
 
-def read_store(folder: str | Path) -> pd.DataFrame:
-    """A result-store folder → tidy frame.
+def read_store(folder: str | Path, experiment: str = "") -> pd.DataFrame:
+    """A result-store folder → tidy frame, with each data set's ``task`` (from the store) and
+    ``experiment`` (the store's name when it came from a folder of stores, else empty)."""
+    from frcli.experiment import store as _store
 
-    Uses the experiment store's own tidy export when available (it knows its schema); else a
-    tidy CSV export found in the folder.
-    """
     folder = Path(folder)
     try:
-        from frcli.experiment import store as _store  # written by the experiment issue
-    except Exception:  # noqa: BLE001 - not there yet, or broken: fall back to CSV exports
-        _store = None
-    if _store is not None:
-        for name in ("export_tidy", "tidy_frame", "read_tidy", "load_tidy", "tidy_table",
-                     "to_frame", "export_frame"):
-            fn = getattr(_store, name, None)
-            if callable(fn):
-                try:
-                    df = fn(folder)
-                except UserError:
-                    raise
-                except Exception as e:  # noqa: BLE001
-                    raise DataError(f"cannot read the result store ({type(e).__name__}: {e})",
-                                    str(folder)) from None
-                df = pd.DataFrame(df) if not isinstance(df, pd.DataFrame) else df.copy()
-                df = _rename(df)
-                df["value"] = pd.to_numeric(df["value"], errors="coerce")
-                for c in TIME_COLUMNS:
-                    if c in df.columns:
-                        df[c] = pd.to_numeric(df[c], errors="coerce")
-                if "params" in df.columns:
-                    df["params"] = df["params"].map(
-                        lambda p: json.dumps(p, sort_keys=True) if isinstance(p, dict) else p)
-                return _complete(df[df["value"].notna()].copy())
-    csvs = sorted(folder.glob("*.csv"))
-    if csvs:
-        return pd.concat([read_csv(c) for c in csvs], ignore_index=True)
-    raise DataError("a result folder needs the experiment store or a CSV export "
-                    "(`frcli results export`) inside it", str(folder))
+        df = _store.tidy_frame(folder)
+        tasks = _store.dataset_tasks(folder)
+    except UserError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a damaged store: one line, not a traceback
+        raise DataError(f"cannot read the result store ({type(e).__name__}: {e})",
+                        str(folder)) from None
+    df = _rename(df.copy())
+    df["value"] = pd.to_numeric(df["value"], errors="coerce")
+    for c in TIME_COLUMNS:
+        if c in df.columns:
+            df[c] = pd.to_numeric(df[c], errors="coerce")
+    df["task"] = df["dataset"].map(lambda d: tasks.get(d, ""))
+    df["experiment"] = experiment
+    return _complete(df[df["value"].notna()].copy())
 
 
 def read_sources(paths: Sequence[str | Path], matrix_measure: str | None = None) -> pd.DataFrame:
-    """All sources concatenated into one tidy frame."""
+    """All sources concatenated into one tidy frame.
+
+    A folder is a result store, or a folder of stores (``results/``): each of those keeps its
+    name in the ``experiment`` column, and ``select_tables`` analyses each separately (their
+    protocols, splits and evaluation may differ, so their numbers are never pooled; name the
+    stores themselves to pool them). A folder with neither but with CSV files is read as CSV
+    exports.
+    """
+    from frcli.experiment.store import find_stores, is_store
+
     if not paths:
         raise UserError("no SOURCE given: pass result folders or CSV files")
     frames = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            frames.append(read_store(p))
+            if is_store(p):
+                frames.append(read_store(p))
+                continue
+            inside = [q for q in sorted(p.iterdir()) if q.is_dir() and is_store(q)]
+            csvs = sorted(p.glob("*.csv"))
+            if inside:
+                frames.extend(read_store(q, experiment=q.name) for q in inside)
+            elif csvs:
+                frames.extend(read_csv(c) for c in csvs)
+            else:
+                find_stores(p)  # raises, naming what the folder holds
         elif p.exists():
             frames.append(read_csv(p, matrix_measure))
-        else:
+        elif p.suffix:
             raise DataError("no such file or folder", str(p))
+        else:
+            find_stores(p)  # raises: no such folder (and the stores next to it)
     df = pd.concat(frames, ignore_index=True)
     if df.empty:
         raise DataError("no values found", ", ".join(str(p) for p in paths))
@@ -319,9 +319,18 @@ def read_sources(paths: Sequence[str | Path], matrix_measure: str | None = None)
 
 
 # --------------------------------------------------------------------------- selecting
+MAIN = "main"   # the pseudo-measure "each data set's main measure" (result stores only)
+
+
 @dataclass
 class Table:
-    """One analysis' input: values (N, k) after averaging over splits and rounding."""
+    """One analysis' input: values (N, k) after averaging over splits (and rounding, if asked).
+
+    ``values`` are what is ranked and tested; for the ``main`` measure over tasks whose main
+    measures point in different directions they are oriented (negated where higher is
+    better) so that lower is better everywhere, and ``raw`` keeps them as measured.
+    ``measures`` names each data set's measure (one name repeated for a plain measure).
+    """
 
     measure: str
     group: dict
@@ -330,6 +339,15 @@ class Table:
     datasets: list[str]
     dropped_datasets: list[str]
     n_splits: dict
+    lower_is_better: bool | None = None
+    raw: np.ndarray | None = None
+    measures: list[str] | None = None
+    experiment: str = ""
+
+    @property
+    def mixed(self) -> bool:
+        """Whether data sets are measured by different measures (no common mean)."""
+        return self.measures is not None and len(set(self.measures)) > 1
 
 
 def _split_list(items: Sequence[str] | None) -> list[str] | None:
@@ -344,7 +362,8 @@ def _split_list(items: Sequence[str] | None) -> list[str] | None:
 def with_time_measures(df: pd.DataFrame) -> pd.DataFrame:
     """Add ``rank_time_s``/``eval_time_s`` as measures (one value per run) when present."""
     extra = []
-    keys = ["dataset", "split", "labeled", "method", "params"]
+    keys = [c for c in ("experiment", "task") if c in df.columns] + \
+        ["dataset", "split", "labeled", "method", "params"]
     for c in TIME_COLUMNS:
         if c in df.columns and df[c].notna().any() and not (df["measure"] == c).any():
             runs = df[df[c].notna()].drop_duplicates(keys)
@@ -359,29 +378,74 @@ def measures_in(df: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(df["measure"]))
 
 
-def select_tables(df: pd.DataFrame, measures: Sequence[str] | None = None, *,
-                  methods: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
-                  group_by: str | None = None, round_spec: str | None = "3",
-                  warn: Callable[[str], None] | None = None) -> list[Table]:
-    """Tables for every (group, measure): averaged over splits, rounded, complete rows only."""
-    df = with_time_measures(df)
+def main_measures(df: pd.DataFrame) -> dict[str, str] | None:
+    """Data set → the main measure of its task (as the experiment summary ranks them), or
+    None when a data set's task is unknown (a CSV source)."""
+    from frcli.evaluate.measures import MAIN_MEASURE
+
+    out = {}
+    for ds, sub in df.groupby("dataset", sort=False):
+        tasks = set(sub["task"]) if "task" in sub.columns else {""}
+        task = next(iter(tasks)) if len(tasks) == 1 else ""
+        have = set(sub["measure"]) - set(TIME_COLUMNS)
+        m = MAIN_MEASURE.get(task)
+        if not task:
+            return None
+        if m not in have:  # a config that chose other measures: the first one it has
+            plain = sorted(x for x in have if "@" not in x) or sorted(have)
+            if not plain:
+                return None
+            m = plain[0]
+        out[str(ds)] = m
+    return out
+
+
+def _choose_measures(df: pd.DataFrame, measures: list[str] | None, where: str) -> list[str]:
     available = measures_in(df)
-    measures = _split_list(measures)
     if measures is None:
         real = [m for m in available if m not in TIME_COLUMNS]
-        if len(real) != 1:
-            raise ConfigError("several measures in the sources; choose with --measure: "
-                              + ", ".join(available))
-        measures = real
+        if len(real) == 1:
+            return real
+        if main_measures(df) is not None:
+            return [MAIN]
+        raise ConfigError(f"several measures in {where}; choose with --measure: "
+                          + ", ".join(available))
     norm_avail = {_norm(m): m for m in available}
     chosen = []
     for m in measures:
         if m in available:
             chosen.append(m)
+        elif _norm(m) == MAIN:
+            if main_measures(df) is None:
+                raise ConfigError(f"--measure {MAIN} needs the data sets' tasks, which only "
+                                  "result stores record; choose a measure: "
+                                  + ", ".join(available))
+            chosen.append(MAIN)
         elif _norm(m) in norm_avail:
             chosen.append(norm_avail[_norm(m)])
         else:
-            raise ConfigError(f"unknown measure {m!r}; in the sources: " + ", ".join(available))
+            raise ConfigError(f"unknown measure {m!r} in {where}; measures there: "
+                              + ", ".join(available))
+    return chosen
+
+
+def select_tables(df: pd.DataFrame, measures: Sequence[str] | None = None, *,
+                  methods: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
+                  group_by: str | None = None, round_spec: str | None = "none",
+                  lower: bool | None = None, require_comparison: bool = True,
+                  warn: Callable[[str], None] | None = None) -> list[Table]:
+    """Tables for every (experiment, group, measure): averaged over splits, rounded if asked,
+    complete rows only.
+
+    Without ``measures``: the one measure of the sources, or else ``main``, each data set's
+    main measure (its task's: RRMSE for regression and MTR, pooled AUPRC for MLC and HMLC,
+    macro-F1 for classification), which needs the tasks a result store records. Several
+    experiments (a folder of stores) give one analysis each; a measure that one experiment
+    lacks skips that experiment with a warning. ``require_comparison=False`` (the experiment
+    summary) allows one method or one data set.
+    """
+    df = with_time_measures(df)
+    measures = _split_list(measures)
     _, rounder = parse_round(round_spec)
     df = df.copy()
     df["label"] = method_labels(df)
@@ -407,18 +471,44 @@ def select_tables(df: pd.DataFrame, measures: Sequence[str] | None = None, *,
         else:
             raise ConfigError(f"unknown --group-by column {group_by!r}; allowed: labeled, split, "
                               + ", ".join(["dataset", "method"] + params_keys))
-    if group_by is None:
-        groups = [({}, df)]
-    else:
-        # an empty `labeled` is the store's "every row labeled" (supervised runs)
-        groups = [({group_by: _group_value(g) if g != "" or group_by != "labeled" else "all"},
-                   sub)
-                  for g, sub in df.groupby(group_by, sort=False)]
-        groups.sort(key=lambda gs: _sort_key(next(iter(gs[0].values()))))
-    tables = []
-    for g, sub in groups:
-        for m in chosen:
-            tables.append(_one_table(sub[sub["measure"] == m], m, g, methods, rounder, warn))
+    experiments = list(dict.fromkeys(df["experiment"])) if "experiment" in df.columns else [""]
+    several = len(experiments) > 1
+    tables: list[Table] = []
+    skipped: list[str] = []
+    for exp in experiments:
+        part = df[df["experiment"] == exp] if several else df
+        where = f"experiment {exp!r}" if exp else "the sources"
+        try:
+            chosen = _choose_measures(part, measures, where)
+        except ConfigError as e:
+            if not several:
+                raise
+            skipped.append(f"{exp}: {e}")
+            continue
+        if group_by is None:
+            groups = [({}, part)]
+        else:
+            # an empty `labeled` is the store's "every row labeled" (supervised runs)
+            groups = [({group_by: _group_value(g) if g != "" or group_by != "labeled"
+                        else "all"}, sub)
+                      for g, sub in part.groupby(group_by, sort=False)]
+            groups.sort(key=lambda gs: _sort_key(next(iter(gs[0].values()))))
+        for g, sub in groups:
+            for m in chosen:
+                try:
+                    t = _one_table(sub, m, g, methods, rounder, lower, warn, exp,
+                                   require_comparison)
+                except ConfigError as e:
+                    if not several:
+                        raise
+                    skipped.append(f"{exp}: {e}")
+                    continue
+                tables.append(t)
+    if skipped and warn is not None and tables:
+        for s in skipped:
+            warn(f"skipped {s}")
+    if not tables:
+        raise ConfigError("nothing to analyse: " + "; ".join(skipped))
     return tables
 
 
@@ -433,8 +523,15 @@ def _sort_key(v):
         return (1, 0.0, str(v))
 
 
-def _one_table(sub: pd.DataFrame, measure: str, group: dict, methods, rounder, warn) -> Table:
-    where = f"measure {measure!r}" + "".join(f", {k}={v}" for k, v in group.items())
+def _one_table(sub: pd.DataFrame, measure: str, group: dict, methods, rounder, lower, warn,
+               experiment: str = "", require_comparison: bool = True) -> Table:
+    where = (f"{experiment}: " if experiment else "") + f"measure {measure!r}" + \
+        "".join(f", {k}={v}" for k, v in group.items())
+    if measure == MAIN:
+        mains = main_measures(sub) or {}
+        sub = sub[[mains.get(d) == m for d, m in zip(sub["dataset"], sub["measure"])]]
+    else:
+        sub = sub[sub["measure"] == measure]
     if sub.empty:
         raise ConfigError(f"no values for {where}")
     mean = sub.groupby(["dataset", "label"], sort=False)["value"].mean()
@@ -458,12 +555,32 @@ def _one_table(sub: pd.DataFrame, measure: str, group: dict, methods, rounder, w
             warn(f"{where}: dropped {len(incomplete)} data set(s) without a value for every "
                  f"method: {msg}{more}")
         wide = wide.drop(index=incomplete)
-    if len(order_m) < 2:
+    if len(order_m) < 2 and require_comparison:
         raise ConfigError(f"{where}: need at least 2 methods to compare, found "
                           f"{len(order_m)} ({', '.join(order_m)})")
-    if len(wide) < 2:
+    if len(wide) < 2 and (require_comparison or len(wide) == 0):
         raise ConfigError(f"{where}: need at least 2 data sets with a value for every method, "
                           f"found {len(wide)}")
-    vals = np.vectorize(rounder, otypes=[float])(wide.to_numpy(dtype=float))
+    names = [str(d) for d in wide.index]
+    raw = np.vectorize(rounder, otypes=[float])(wide.to_numpy(dtype=float))
+    if measure == MAIN:
+        per_ds = [mains[d] for d in names]
+    else:
+        per_ds = [measure] * len(names)
+    try:
+        directions = [lower_is_better(m, lower) for m in per_ds]
+    except ConfigError:
+        if measure == MAIN:
+            raise
+        directions = [None]  # unknown: the caller asks (after its own checks)
+    label = measure
+    if measure == MAIN and len(set(per_ds)) == 1:
+        label = per_ds[0]      # one task family: a plain analysis of that measure
+    if len(set(directions)) == 1:
+        lib, vals = directions[0], raw
+    else:  # orient: lower is better on every data set
+        lib = True
+        vals = raw * np.where(np.asarray(directions), 1.0, -1.0)[:, None]
     nspl = {m: int(counts.xs(m, level="label").max()) for m in order_m}
-    return Table(measure, group, vals, order_m, [str(d) for d in wide.index], incomplete, nspl)
+    return Table(label, group, vals, order_m, names, incomplete, nspl, lower_is_better=lib,
+                 raw=raw, measures=per_ds, experiment=experiment)

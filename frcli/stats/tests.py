@@ -36,7 +36,7 @@ from scipy import stats as _st
 __all__ = [
     "rank_table", "average_ranks", "friedman", "nemenyi_q", "nemenyi_cd", "bd_q",
     "nemenyi_pairs", "nonsignificant_groups", "bonferroni_dunn", "wilcoxon_pair",
-    "benjamini_hochberg", "holm", "adjust", "compare", "Comparison",
+    "benjamini_hochberg", "holm", "adjust", "compare", "Comparison", "small_sample_notes",
 ]
 
 
@@ -285,6 +285,29 @@ def adjust(p_values: Sequence[float], alpha: float = 0.05, method: str = "bh"):
     raise ValueError(f"unknown correction {method!r}; allowed: {', '.join(CORRECTIONS)}")
 
 
+# --------------------------------------------------------------------------- sample size
+def small_sample_notes(n: int, alpha: float = 0.05) -> list[str]:
+    """What ``n`` data sets cannot support, as one-line warnings.
+
+    * Friedman/Iman–Davenport and Nemenyi use large-sample distributions; Demšar (2006, §3.2.2)
+      gives N > 10 (and k > 5) as the rule of thumb, so with N ≤ 10 the decision is indicative.
+      (k is not checked: the papers test k = 3 or 4 methods over 24-30 sets, where the
+      Iman–Davenport F is adequate.)
+    * Wilcoxon's smallest two-sided p with n non-zero differences is 2 / 2^n, so with
+      2^(1-N) > α no pair can ever differ significantly (N ≤ 5 at α = 0.05).
+    """
+    notes = []
+    if n <= 10:
+        notes.append(f"only N = {n} data sets: the Friedman/Iman–Davenport and Nemenyi "
+                     "p-values are large-sample approximations (Demšar 2006: N > 10), so "
+                     "treat their decisions as indicative")
+    smallest = 2.0 ** (1 - n)
+    if smallest > alpha:
+        notes.append(f"with N = {n} data sets no Wilcoxon signed-rank test can reach "
+                     f"p ≤ {alpha:g} (the smallest two-sided p is {smallest:.3g})")
+    return notes
+
+
 # --------------------------------------------------------------------------- all together
 @dataclass
 class Comparison:
@@ -331,7 +354,9 @@ class Comparison:
             "lower_is_better": self.lower_is_better,
             "alpha": self.alpha,
             "average_ranks": {self.methods[i]: float(self.avg_ranks[i]) for i in o},
-            "mean_values": {self.methods[i]: float(self.values[:, i].mean()) for i in o},
+            # no common mean when data sets are measured by different measures (main)
+            "mean_values": None if self.meta.get("measures") else
+            {self.methods[i]: float(self.values[:, i].mean()) for i in o},
             **self.friedman.to_dict(),
             "friedman_rejects": bool(self.rejects),
             "nemenyi_q": self.nemenyi_q,

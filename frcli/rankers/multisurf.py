@@ -1,0 +1,79 @@
+"""``multisurf`` and ``multisurf-star``: the ReliefE paper's Relief baselines (engine:
+``frcli.engines.multisurf``, scikit-rebate's definitions); ``mutual-info``: scikit-learn's
+mutual information (imported lazily), mean over the labels for multi-label data."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from frcli.data.dataset import Dataset
+from frcli.errors import UserError
+from frcli.rankers.base import Param, Ranker, Ranking, parse_int
+
+
+class MultiSURFRanker(Ranker):
+    tasks = ("classification",)
+    description = "MultiSURF / MultiSURF* (scikit-rebate's definitions, all instances)"
+    params = (
+        Param("discrete_limit", parse_int, 10,
+              "features with at most this many distinct values are compared as categories "
+              "(scikit-rebate's categorical_threshold; 0 = declared nominal features only)",
+              check=lambda v: v >= 0, check_msg="must be >= 0"),
+    )
+
+    def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
+                 jobs: int) -> Ranking:
+        from frcli.engines.multisurf import multisurf
+
+        t0 = time.perf_counter()
+        scores, meta = multisurf(dataset, star=self.method == "multisurf-star",
+                                 discrete_limit=params["discrete_limit"], jobs=jobs)
+        return Ranking(self.method, dataset.feature_names, scores, dict(params),
+                       timings={"rank_s": time.perf_counter() - t0}, meta=meta)
+
+
+class MutualInfoRanker(Ranker):
+    tasks = ("classification", "regression", "mlc", "mtr")
+    description = "mutual information with the target (scikit-learn; mean over targets)"
+    params = (
+        Param("neighbours", parse_int, 3,
+              "neighbours of the kNN estimator for continuous features (scikit-learn's 3)",
+              check=lambda v: v >= 1, check_msg="must be >= 1"),
+    )
+
+    def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
+                 jobs: int) -> Ranking:
+        try:
+            from sklearn.feature_selection import mutual_info_classif, mutual_info_regression
+        except ImportError:
+            raise UserError("method 'mutual-info' needs scikit-learn (pip install "
+                            "scikit-learn)") from None
+        t0 = time.perf_counter()
+        ds = dataset.supervised_view(f"method '{self.method}'")
+        X = ds.X
+        if np.isnan(X).any():
+            from frcli.engines.reliefe import _impute
+
+            X, _ = _impute(ds)
+        discrete = ds.nominal_mask
+        rs = int(seed) % (2**32 - 1)
+        per = []
+        for j in range(ds.n_targets):
+            y = ds.Y[:, j]
+            known = ~np.isnan(y) if y.dtype.kind == "f" else np.ones(len(y), bool)
+            if known.sum() < 2:
+                per.append(np.zeros(ds.n_features))
+                continue
+            nominal_t = ds.targets[j].is_nominal if j < len(ds.targets) else False
+            cls = ds.task in ("classification", "mlc") or nominal_t
+            fn = mutual_info_classif if cls else mutual_info_regression
+            per.append(fn(X[known], y[known], discrete_features=discrete,
+                          n_neighbors=params["neighbours"], random_state=rs))
+        per_a = np.array(per)
+        imp = per_a.mean(axis=0)
+        return Ranking(self.method, dataset.feature_names, imp, dict(params),
+                       per_target=per_a if per_a.shape[0] > 1 else None,
+                       target_names=ds.target_names if per_a.shape[0] > 1 else None,
+                       timings={"rank_s": time.perf_counter() - t0})
