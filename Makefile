@@ -3,7 +3,9 @@ PYTHON ?= python3
 
 .PHONY: install build test test-all bench reproduce lint clean
 
+# The build requirements go into the environment too, so `make build` works after it.
 install:
+	$(PYTHON) -m pip install "setuptools>=77" wheel "Cython>=3.0"
 	$(PYTHON) -m pip install -e ".[test,bench,dask,parquet]"
 
 # Rebuild the kernels in place after editing ext/*.pyx (FRCLI_EXT=_relief for one module).

@@ -25,7 +25,7 @@ when constant), nominal 0/1, nominal with a missing value 1-1/#values, numeric b
 """
 import numpy as np
 cimport numpy as cnp
-from cython.parallel cimport parallel, prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport fabs, isnan
 from libc.stdlib cimport malloc, free
 
@@ -429,12 +429,14 @@ def sparse_columns(const double[:, ::1] Xc, double max_density=1.0):
 
 def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
            const double[::1] rg, const double[::1] nm, const int[::1] rows,
-           const int[::1] group, int n_groups, int K, int jobs=1, sparse=None):
+           const int[::1] group, int n_groups, int K, int jobs=1, sparse=None,
+           progress=None):
     """Nearest neighbours of every ``rows[t]`` per candidate group.
 
     Xc: features (F, n). group[j]: candidate group of row j, -1 = never a neighbour.
     sparse: None (dense search) or ``sparse_columns(Xc)[:7]`` for the O(nnz) search; the
-    result is identical either way (exact rescoring).
+    result is identical either way (exact rescoring). progress: None, or an int64 array (one
+    slot per thread, frcli.engines.progress) to which each thread adds its finished instances.
     Returns nbr (m, G, K) int32 (-1 = none), dist (m, G, K) d_X, cnt (m, G) int32.
     """
     cdef Py_ssize_t F = Xc.shape[0], n = Xc.shape[1], m = rows.shape[0]
@@ -457,6 +459,13 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
     cdef double* dall = NULL
     cdef double* topv = NULL
     cdef const double* Xp = &Xc[0, 0] if F > 0 and n > 0 else NULL
+    cdef long long[::1] prog_v
+    cdef long long* prog = NULL
+    cdef Py_ssize_t n_prog = 0
+    if progress is not None and len(progress) > 0:
+        prog_v = progress
+        prog = &prog_v[0]
+        n_prog = prog_v.shape[0]
     if m == 0 or n == 0:
         return nbr_a, dist_a, cnt_a
     if F == 0:
@@ -522,6 +531,8 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
                                sp_rows_p, sp_vals_p, &zval[0], &Tv[0], &czv[0],
                                <const long long*> &rptr[0], rfeat_p, rvals_p,
                                &nbr[t, 0, 0], &dist[t, 0, 0], &cnt[t, 0], dall, topv, flist)
+                if prog != NULL:
+                    prog[threadid() % n_prog] += 1
             free(dall)
             free(topv)
             free(flist)
@@ -541,6 +552,8 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
             _search_many(Xp, n, F, &kd[0], &mn[0], &rg[0], &inv[0], &nm[0], &group[0],
                          n_groups, K, rq, <int> nq, &nbr[t * QB, 0, 0], &dist[t * QB, 0, 0],
                          &cnt[t * QB, 0], dall, topv, cand, csum)
+            if prog != NULL:
+                prog[threadid() % n_prog] += nq
         free(dall)
         free(topv)
         free(rq)

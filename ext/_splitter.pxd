@@ -9,6 +9,8 @@ cdef struct SplitRecord:
     double h                 # heuristic of the test (over the rows whose value is known)
     double WL                # known weight going left / right (missing rows follow these shares)
     double WR
+    double pos_freq          # CLUS's "yes" share of the known weight (x > v; for a nominal
+                             # test, the listed values): missing rows go down with it
 
 cdef struct Splitter:
     const double* Xt         # (F, n) feature-major copy of X, NaN = missing
@@ -39,6 +41,7 @@ cdef struct Splitter:
     uint8_t* best_cats       # the winning nominal subset (valid when best is nominal)
     uint8_t* try_cats
     const double* est        # the node's variance estimates (MODE_MISSING)
+    bint random_ties         # features in random order (ties to a random one), not by index
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,
@@ -46,5 +49,6 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
 cdef void splitter_free(Splitter* sp) noexcept nogil
 cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
                     SplitRecord* best) noexcept nogil
+cdef void draw_features(Splitter* sp) noexcept nogil
 cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats,
                    double v) noexcept nogil

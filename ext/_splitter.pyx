@@ -1,20 +1,27 @@
 # cython: language_level=3
 """Split search (spec-core §2.2 and §3; missing values §1.4).
 
-* numeric: one sort of the node's known values, one sweep with incremental statistics, a
-  midpoint threshold between consecutive distinct values. The sweep starts from the end whose
-  constant run is shorter and stops at the other end's run, so a sparse feature whose zeros
-  fill the node costs only its non-zeros.
+* numeric: one sort of the node's known values, one sweep from the largest value down with
+  incremental statistics; the test is ``x <= v`` with ``v`` a data value, the largest value of
+  the left branch (CLUS ``SplitPosition = Exact``, printed by CLUS as ``x > v``). The sweep stops
+  at the run of the minimum, so a sparse feature whose zeros fill the node costs only its
+  non-zeros.
 * nominal: CLUS's greedy forward subset search (exact for two values).
 * extra trees: one random test per drawn feature (uniform threshold in [min, max]; a random
   proper subset of the values present, up to 10 draws).
 * rows with the tested value missing are left out of the evaluation ("corrected total").
-* a test is valid only if both sides carry at least ``min_leaf`` weight; the best h > 0 wins,
-  ties keep the first feature evaluated.
+* a test is valid only if both sides carry at least ``min_leaf`` weight.
+* which test wins is CLUS's rule (``CurrentBestTestAndHeuristic``, ``FTest``): candidates are
+  seen in a fixed order (the node's features by index, each numeric feature's thresholds from
+  the largest down); the first valid candidate needs h >= MIN_GAIN and a later one replaces the
+  best only if it beats it by more than TIE_DELTA. Tests inducing the same partition (common in
+  small nodes) thus go to the feature that comes first in the data, as in CLUS; with
+  ``random_ties`` the node's features are seen in a random order instead, so such ties go to a
+  uniformly random one of them (rankings then do not depend on the column order).
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
-from libc.math cimport isnan, INFINITY
+from libc.math cimport isnan, floor, INFINITY
 
 from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
 from frcli._ext._criterion cimport (MODE_SPARSE01, MODE_MISSING, stats_alloc, stats_free,
@@ -33,7 +40,7 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     sp.ncat = ncat
     sp.cd = cd
     sp.max_features = max_features if 0 < max_features <= F else F
-    sp.min_leaf = min_leaf - 1e-9   # weights are sums of fractions: compare with slack
+    sp.min_leaf = min_leaf          # compared exactly, as CLUS does (ClusStopCriterionMinWeight)
     sp.extra = extra
     sp.rng = seed_state(seed)
     for f in range(F):
@@ -93,11 +100,10 @@ cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats
     return 0 if cats[<intp_t>v] else 1
 
 
-cdef inline double _midpoint(double lo, double hi) noexcept nogil:
-    cdef double t = lo / 2.0 + hi / 2.0
-    if t >= hi or t < lo:
-        t = lo
-    return t
+cdef inline double _split_value(double lo, double hi) noexcept nogil:
+    """CLUS's ``SplitPosition = Exact``: the test is ``x <= lo`` (CLUS prints it as ``x > lo``),
+    lo being the largest value of the left ("no") branch; ``hi`` is unused."""
+    return lo
 
 
 cdef intp_t _gather(Splitter* sp, const int32_t* idx, intp_t start, intp_t end, intp_t f,
@@ -133,13 +139,27 @@ cdef Stats* _corrected_total(Splitter* sp, const int32_t* idx, const double* wt,
 
 
 cdef inline void _record(SplitRecord* best, intp_t f, double h, double thr, double WL,
-                         double WR) noexcept nogil:
+                         double WR, double pos_freq) noexcept nogil:
     """The new best test of the node (nominal tests: thr 0, the subset goes to best_cats)."""
     best.feature = f
     best.h = h
     best.threshold = thr
     best.WL = WL
     best.WR = WR
+    best.pos_freq = pos_freq
+
+
+# CLUS's constants (ClusHeuristic.DELTA, FTest's "gain too small"), in units of h: the
+# normalised variance reduction of spec-core §2.3, which is CLUS's heuristic value as well.
+cdef double TIE_DELTA = 1e-6
+cdef double MIN_GAIN = 1e-9
+
+
+cdef inline bint _better(const SplitRecord* best, double h) noexcept nogil:
+    """Whether a candidate with heuristic h replaces the node's best test (CLUS's rule)."""
+    if best.feature < 0:
+        return h >= MIN_GAIN
+    return h > best.h + TIE_DELTA
 
 
 cdef inline bint _try_cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
@@ -155,18 +175,48 @@ cdef inline bint _try_cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_
             h = sp.mov.A2 / WM + A2O / WO - A2T / T.W
         else:
             h = gain(&sp.mov, T, sp.cd, sp.est, NULL)
-        if h > best.h:
+        if _better(best, h):
             if moving_left:
-                _record(best, f, h, _midpoint(lo, hi), WM, WO)
+                _record(best, f, h, _split_value(lo, hi), WM, WO, WO / T.W)
             else:
-                _record(best, f, h, _midpoint(lo, hi), WO, WM)
+                _record(best, f, h, _split_value(lo, hi), WO, WM, WM / T.W)
     return True
+
+
+cdef void _clus_tie_order(Splitter* sp, const double* wt, intp_t m, intp_t r0) noexcept nogil:
+    """Order each run of equal values (above the minimum's, where the sweep stops) so that the
+    downward sweep meets its rows in node order, as CLUS's stable descending sort does. Only
+    fractional weights (missing values upstream) make the order matter: sums of integer
+    weights are exact in any order, but CLUS's borderline MinimalWeight decisions and branch
+    shares depend on the order in which fractions are added."""
+    cdef intp_t a, b, j
+    cdef double v
+    cdef bint fractional = False
+    for j in range(r0, m):
+        if wt[sp.pos[j]] != floor(wt[sp.pos[j]]):
+            fractional = True
+            break
+    if not fractional:
+        return
+    a = r0
+    while a < m:
+        b = a + 1
+        while b < m and sp.Xf[b] == sp.Xf[a]:
+            b += 1
+        if b - a > 1:       # sweep goes downwards: a run must hold decreasing positions
+            v = sp.Xf[a]
+            for j in range(a, b):
+                sp.Xf[j] = -<double>sp.pos[j]
+            sort_by_value(sp.Xf + a, sp.pos + a, b - a)
+            for j in range(a, b):
+                sp.Xf[j] = v
+        a = b
 
 
 cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t m, nm, j, r0, r1, p
+    cdef intp_t m, nm, j, r0, p
     cdef Stats* T
     cdef double A2T = 0.0, A2O = 0.0
     cdef bint sparse = cd.mode == MODE_SPARSE01, second = cd.mode == MODE_MISSING
@@ -183,35 +233,24 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     r0 = 1
     while Xf[r0] == Xf[0]:
         r0 += 1
-    r1 = 1
-    while Xf[m - 1 - r1] == Xf[m - 1]:
-        r1 += 1
+    _clus_tie_order(sp, wt, m, r0)
     stats_clear(&sp.mov, cd.K)
     if sparse:
         A2T = stats_A2(T, cd)
         A2O = A2T
-    if r0 <= r1:        # sweep upwards (moving side = left); stop at the run of the maximum
-        for j in range(0, m - r1):
-            p = sp.pos[j]
-            if sparse:
-                sparse_move(&sp.mov, T, cd, idx[p], wt[p], &A2O)
-            else:
-                stats_add_row(&sp.mov, cd, idx[p], wt[p], second)
-            if Xf[j + 1] > Xf[j]:
-                if not _try_cut(sp, T, best, f, sparse, A2O, A2T, Xf[j], Xf[j + 1], True):
-                    break
-    else:               # sweep downwards (moving side = right); stop at the run of the minimum
-        j = m - 1
-        while j >= r0:
-            p = sp.pos[j]
-            if sparse:
-                sparse_move(&sp.mov, T, cd, idx[p], wt[p], &A2O)
-            else:
-                stats_add_row(&sp.mov, cd, idx[p], wt[p], second)
-            if Xf[j - 1] < Xf[j]:
-                if not _try_cut(sp, T, best, f, sparse, A2O, A2T, Xf[j - 1], Xf[j], False):
-                    break
-            j -= 1
+    # sweep downwards (moving side = right, CLUS's "yes" branch), as CLUS does: with the
+    # tie rule the order of the candidates decides near-ties; stop at the run of the minimum
+    j = m - 1
+    while j >= r0:
+        p = sp.pos[j]
+        if sparse:
+            sparse_move(&sp.mov, T, cd, idx[p], wt[p], &A2O)
+        else:
+            stats_add_row(&sp.mov, cd, idx[p], wt[p], second)
+        if Xf[j - 1] < Xf[j]:
+            if not _try_cut(sp, T, best, f, sparse, A2O, A2T, Xf[j - 1], Xf[j], False):
+                break
+        j -= 1
 
 
 cdef intp_t _category_stats(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
@@ -260,8 +299,8 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
         if WS < ml or T.W - WS < ml:
             return
         h = gain(&sp.cur, T, cd, sp.est, NULL)
-        if h > best.h:
-            _record(best, f, h, 0.0, WS, T.W - WS)
+        if _better(best, h):
+            _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
             memcpy(sp.best_cats, sp.cur_cats, k)
         return
     while True:
@@ -286,8 +325,8 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
         stats_iadd(&sp.cur, &sp.cat[rv], cd.K)
         nA += 1
         fbest = rb
-        if fbest > best.h:
-            _record(best, f, fbest, 0.0, sp.cur.W, T.W - sp.cur.W)
+        if _better(best, fbest):
+            _record(best, f, fbest, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
             memcpy(sp.best_cats, sp.cur_cats, k)
         if nA + 1 >= present:
             break
@@ -324,8 +363,8 @@ cdef void _random_numeric(Splitter* sp, const int32_t* idx, const double* wt, in
     if WL < sp.min_leaf or WR < sp.min_leaf:
         return
     h = gain(&sp.mov, T, cd, sp.est, NULL)
-    if h > best.h:
-        _record(best, f, h, thr, WL, WR)
+    if _better(best, h):
+        _record(best, f, h, thr, WL, WR, WR / T.W)
 
 
 cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
@@ -363,9 +402,35 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
     if not ok:
         return
     h = gain(&sp.cur, T, cd, sp.est, NULL)
-    if h > best.h:
-        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W)
+    if _better(best, h):
+        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
         memcpy(sp.best_cats, sp.try_cats, k)
+
+
+cdef void draw_features(Splitter* sp) noexcept nogil:
+    """The node's features in sp.features[:max_features], in the order they are evaluated.
+
+    A random subset (random forests, extra trees) is a partial Fisher-Yates draw without
+    replacement, fresh at every node (as CLUS's ``selectRandomSubspaces``, called per node);
+    it is then put in index order, CLUS's evaluation order, unless ``random_ties``, which also
+    shuffles a full feature set.
+    """
+    cdef intp_t i, j, nf = sp.max_features, F = sp.F
+    cdef int32_t tmp
+    if nf < F or sp.random_ties:
+        for i in range(nf):
+            j = i + rand_int(&sp.rng, F - i)
+            tmp = sp.features[i]
+            sp.features[i] = sp.features[j]
+            sp.features[j] = tmp
+    if nf < F and not sp.random_ties:     # insertion sort of the (small) subset
+        for i in range(1, nf):
+            tmp = sp.features[i]
+            j = i - 1
+            while j >= 0 and sp.features[j] > tmp:
+                sp.features[j + 1] = sp.features[j]
+                j -= 1
+            sp.features[j + 1] = tmp
 
 
 cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
@@ -374,8 +439,7 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
 
     ``sp.tot`` must hold the node's full statistics and ``sp.est`` its variance estimates.
     """
-    cdef intp_t m = end - start, i, j, f, nf = sp.max_features, F = sp.F
-    cdef int32_t tmp
+    cdef intp_t m = end - start, i, f, nf = sp.max_features
     if (grow(<void**>&sp.Xf, &sp.cap, m, sizeof(double)) != 0
             or grow(<void**>&sp.pos, &sp.cap_pos, m, sizeof(int32_t)) != 0
             or grow(<void**>&sp.mpos, &sp.cap_mpos, m, sizeof(int32_t)) != 0):
@@ -384,15 +448,9 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     best.h = 0.0
     best.threshold = 0.0
     best.WL = best.WR = 0.0
+    draw_features(sp)
     for i in range(nf):
-        if nf < F:       # partial Fisher-Yates: a fresh random subset at every node
-            j = i + rand_int(&sp.rng, F - i)
-            tmp = sp.features[i]
-            sp.features[i] = sp.features[j]
-            sp.features[j] = tmp
-            f = sp.features[i]
-        else:
-            f = i
+        f = sp.features[i]
         if sp.extra:
             if sp.ncat[f] > 0:
                 _random_nominal(sp, idx, wt, start, end, f, best)

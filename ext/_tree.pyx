@@ -6,9 +6,11 @@ internal nodes keep no per-column arrays, leaves keep their prototype (per-colum
 known values; one-hot means are class distributions) only when the caller wants a model.
 
 Growth is depth-first over one index/weight buffer used as a stack: a node owns [start, end)
-at the top of the buffer. Its split reorders it into [right | missing | left | missing-copy]:
-rows whose tested value is missing go down both branches with weights scaled by the branch
-shares (C4.5/CLUS, spec-core §1.4), and the left child, processed next, sits at the top.
+at the top of the buffer. Its split rewrites it as [right child | left child], each in the
+node's row order (as CLUS's ``applyWeighted``): rows whose tested value is missing go down both
+branches with weights scaled by CLUS's branch shares (spec-core §1.4), and the left child,
+processed next, sits at the top. Keeping CLUS's row order makes sums of fractional weights, and
+so CLUS's MinimalWeight decisions, come out bit for bit as CLUS's.
 """
 import numpy as np
 cimport numpy as cnp
@@ -163,7 +165,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef StackRec rec
     cdef SplitRecord best
     cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k
-    cdef double Q, h = 0.0, q_scale = 0.0, pl, W, tol
+    cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol
     cdef int side
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
     t.K = K
@@ -240,7 +242,9 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             stats_copy(&b.Tc, &b.L, K)
             stats_iadd(&b.Tc, &b.R, K)
             h = gain(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL)
-            leaf = not (h > tol) or b.L.W < sp.min_leaf or b.R.W < sp.min_leaf
+            # the splitter checked MinimalWeight on its own (CLUS-ordered) sums; h is re-derived
+            # here for Genie3 only
+            leaf = not (h > tol)
         if leaf:
             t.offset[node] = t.n_leaves
             if keep_values:
@@ -254,7 +258,14 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         t.feature[node] = <int32_t>f
         t.threshold[node] = best.threshold
         t.hstar[node] = h
-        pl = b.L.W / (b.L.W + b.R.W)
+        # CLUS's branch shares: "yes" = (its known weight) / (known weight), "no" = 1 - that;
+        # "yes" is the right branch of a numeric test (x > v), the left of a nominal one
+        if sp.ncat[f] > 0:
+            pl = best.pos_freq
+            pr = 1.0 - best.pos_freq
+        else:
+            pr = best.pos_freq
+            pl = 1.0 - best.pos_freq
         t.p_left[node] = pl
         if sp.ncat[f] > 0:
             k = sp.ncat[f]
@@ -267,33 +278,37 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             for c in range(K):
                 if col_group[c] >= 0:
                     pt_acc[col_group[c] * F + f] += b.colbuf[c]
-        # partition into [right | missing*(1-pl) | left | missing*pl]
-        if (grow(<void**>&b.tidx, &b.cap_t, m, sizeof(int32_t))
-                or grow(<void**>&b.twt, &b.cap_tw, m, sizeof(double))
+        # partition into [right child | left child], each keeping the node's row order (as
+        # CLUS's applyWeighted does), rows with the value missing in both with the shares
+        if (grow(<void**>&b.tidx, &b.cap_t, m + nmiss, sizeof(int32_t))
+                or grow(<void**>&b.twt, &b.cap_tw, m + nmiss, sizeof(double))
                 or grow(<void**>&b.idx, &b.cap_idx, e + nmiss, sizeof(int32_t))
                 or grow(<void**>&b.wt, &b.cap_wt, e + nmiss, sizeof(double))):
             return -1
-        nr = 0
+        q = 0
         for p in range(s, e):
-            if test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]]) == 1:
-                b.tidx[nr] = b.idx[p]
-                b.twt[nr] = b.wt[p]
-                nr += 1
-        q = nr
-        for p in range(s, e):
-            if test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]]) == 2:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p] * (1.0 - pl)
-                b.idx[e + q - nr] = b.idx[p]           # the copy for the left child, beyond e
-                b.wt[e + q - nr] = b.wt[p] * pl
-                q += 1
-        for p in range(s, e):
-            if test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]]) == 0:
+            side = test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]])
+            if side == 1:
                 b.tidx[q] = b.idx[p]
                 b.twt[q] = b.wt[p]
                 q += 1
-        memcpy(b.idx + s, b.tidx, m * sizeof(int32_t))
-        memcpy(b.wt + s, b.twt, m * sizeof(double))
+            elif side == 2:
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p] * pr
+                q += 1
+        nr = q - nmiss              # the right child is [s, s + nr + nmiss)
+        for p in range(s, e):
+            side = test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]])
+            if side == 0:
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p]
+                q += 1
+            elif side == 2:
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p] * pl
+                q += 1
+        memcpy(b.idx + s, b.tidx, (m + nmiss) * sizeof(int32_t))
+        memcpy(b.wt + s, b.twt, (m + nmiss) * sizeof(double))
         if (grow(<void**>&b.stack, &b.cap_stack, n_stack + 2, sizeof(StackRec))
                 or grow(<void**>&b.pool, &b.cap_pool, (n_stack + 2) * 2 * K + 1, sizeof(double))):
             return -1

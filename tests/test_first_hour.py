@@ -226,3 +226,118 @@ def test_small_sample_notes():
 
     assert len(small_sample_notes(2)) == 2 and len(small_sample_notes(6)) == 1
     assert small_sample_notes(11) == []
+
+
+# -- progress --------------------------------------------------------------------------------
+@pytest.mark.parametrize("method,params,unit,expected", [
+    ("genie3-rf", {"trees": 37}, "trees grown", 37),
+    ("relief", {"iterations": 0.5}, "Relief instances", 150),
+    ("relief-str", {}, "Relief instances", 300 * 6),     # one search per label
+])
+def test_kernels_count_their_work_without_changing_it(method, params, unit, expected):
+    import frcli
+    from frcli.engines.progress import Counter, tracking
+
+    data = "synth-mlc" if method == "relief-str" else "synth-mtr"
+    plain = frcli.rank(data, method=method, jobs=2, **params)
+    c = Counter()
+    with tracking(c):
+        counted = frcli.rank(data, method=method, jobs=2, **params)
+    assert (c.expected, c.done, c.unit) == (expected, expected, unit)
+    assert np.array_equal(plain.importances, counted.importances)
+
+
+def _run_on_pty(cmd, env) -> tuple[int, str]:
+    import os
+    import pty
+    import subprocess
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(master)
+    return proc.returncode, b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_rank_shows_progress_on_a_terminal_only(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    cmd = [sys.executable, "-m", "frcli.cli", "rank", "synth-mtr", "--method", "genie3-rf",
+           "-p", "trees=300", "--progress"]
+    rc, text = _run_on_pty(cmd, env)
+    assert rc == 0 and "trees grown" in text and "300/300" in text, text
+    piped = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+
+
+def test_experiment_logs_a_line_per_data_set_when_not_on_a_terminal(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: c\noutput: {tmp_path}\ndatasets: [synth-mtr, synth-regression]\n"
+                   "protocol: {type: holdout, repeats: 2}\nrankers: [uniform, random]\n")
+    res = subprocess.run([sys.executable, "-m", "frcli.cli", "experiment", str(cfg)],
+                         capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert res.returncode == 0, res.stderr
+    lines = [x for x in res.stderr.splitlines() if " done (" in x]
+    assert len(lines) == 2 and "synth-mtr done (1/2 data sets, 4/8 tasks" in lines[0], res.stderr
+    assert "━" not in res.stderr and "\x1b[" not in res.stderr
+
+
+def test_a_grid_says_how_many_rankings_and_how_to_see_them(capsys):
+    assert main(["rank", "synth-mtr", "-m", "relief", "-p", "neighbours=5,10"]) == 0
+    err = capsys.readouterr().err
+    assert "give 2 rankings" in err and "relief(neighbours=5)" in err and "--which all" in err
+
+
+# -- figures ---------------------------------------------------------------------------------
+def test_near_equal_ranks_get_distinct_leader_lines():
+    from frcli.stats.cd_diagram import leader_positions
+
+    far = [1.0, 2.0, 3.5]
+    assert leader_positions(far, 0.07) == far                 # separated: untouched
+    x = [1.0, 2.0, 2.0, 2.0, 2.01, 5.0]
+    y = leader_positions(x, 0.07)
+    assert all(b - a >= 0.07 - 1e-12 for a, b in zip(y, y[1:]))   # distinct, same order
+    assert abs(np.mean(y[1:5]) - np.mean(x[1:5])) < 1e-9        # centred on the ranks
+    assert y[0] == 1.0 and y[5] == 5.0
+
+
+def test_cd_diagram_marks_a_bonferroni_dunn_bar_cut_at_the_axis():
+    from frcli.stats.cd_diagram import cd_diagram
+
+    fig = cd_diagram(["a", "b", "c", "d"], [1.2, 2.0, 3.0, 3.8], cd=1.0, groups=[],
+                     control="a", bd_cd=1.5)
+    marks = [ln.get_marker() for ln in fig.axes[0].lines if ln.get_color() == "tab:red"]
+    assert "<" in marks and ">" not in marks
+    fig = cd_diagram(["a", "b", "c", "d"], [1.2, 2.0, 3.0, 3.8], cd=1.0, groups=[],
+                     control="b", bd_cd=0.5)
+    assert not {"<", ">"} & {ln.get_marker() for ln in fig.axes[0].lines}
+
+
+def test_heatmap_labels_missing_cells():
+    import pandas as pd
+
+    from frcli.stats.plots import heatmap_from_frame
+
+    rows = [dict(dataset=f"d{d}", method="relief", measure="rrmse", value=(d + it + k) % 7,
+                 params=json.dumps({"iterations": it, "neighbours": k}))
+            for d in range(3) for it in (0.5, 1.0) for k in (5, 10) if (it, k) != (0.5, 10)]
+    fig = heatmap_from_frame(pd.DataFrame(rows), measure="rrmse", lower_is_better=True)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts.count("n/a") == 1

@@ -1,11 +1,11 @@
 """A single tree (all features, no bootstrap) equals a pure-Python reference PCT.
 
-The reference grows the tree recursively (pre-order, left first) with the spec's rules:
-best test by exhaustive candidate evaluation (test_tree_split's reference), a split only when
-h > 0, min_leaf on both sides, rows with a missing tested value sent down both branches with
-the branch shares as weights, per-column variance estimates inherited from the ancestors.
-Where two features induce the same partition (a tie), either may be chosen; the node's
-weight, h* and depth must match regardless.
+The reference grows the tree recursively (pre-order, left first) with the spec's rules and
+CLUS's conventions: the test CLUS would choose (test_tree_split's exhaustive candidates and
+``ref_select``), min_leaf on both sides, rows with a missing tested value sent down both
+branches with CLUS's branch shares as weights (children keep the node's row order, weights are
+added left to right), per-column variance estimates inherited from the ancestors. The kernel's
+tree must equal it node by node: same test, split value, weights, h*, depth and shape.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from frcli.data.dataset import Attribute, Dataset
 from frcli.engines.forest import PCTForest, clustering_spec
 from tests.test_tree_split import (dense_C, mixed_features, ncat_of, numeric_features,
-                                   ref_candidates, ref_Q)
+                                   ref_candidates, ref_Q, ref_select, seq_sum)
 
 pytest.importorskip("frcli._ext._forest")
 
@@ -42,41 +42,50 @@ def ref_tree(X, ncat, C, a, est0, min_leaf=2.0):
 
     def grow(rows, w, est_parent, depth):
         Cn = C[rows]
-        W = w.sum()
+        W = seq_sum(w)
         est = _var_est(Cn, w, est_parent)
         Q = ref_Q(Cn, a, w, est)
         if not nodes:
             q_scale[0] = Q / W
         tol = 1e-12 * q_scale[0] * W
-        node = {"weight": W, "depth": depth, "feature": -1, "hstar": 0.0, "ties": set(),
-                "children": None}
+        node = {"weight": W, "depth": depth, "feature": -1, "hstar": 0.0, "children": None}
         nodes.append(node)
         if W < 2 * min_leaf or Q <= tol:
             return
-        cands = [c for c in ref_candidates(X[rows], ncat, Cn, a, w, est, min_leaf) if c[2] > 0]
-        if not cands:
+        chosen = ref_select(ref_candidates(X[rows], ncat, Cn, a, w, est, min_leaf))
+        if chosen is None or not chosen[2] > tol:
             return
-        best = max(c[2] for c in cands)
-        if not best > tol:
-            return
-        first = next(c for c in cands if c[2] == best)
-        f, test, h = first
-        node.update(feature=f, hstar=h,
-                    ties={c[0] for c in cands if abs(c[2] - best) <= 1e-9 * max(best, 1)})
+        f, test, h = chosen
+        node.update(feature=f, hstar=h, test=test)
         x = X[rows, f]
-        known = ~np.isnan(x)
-        left = known & (np.isin(x, list(test)) if isinstance(test, frozenset) else x <= test)
-        right = known & ~left
+        if isinstance(test, frozenset):
+            codes = np.nan_to_num(x, nan=-1)
+            known = (codes >= 0) & (codes < ncat[f])
+            yes = known & np.isin(x, list(test))       # a nominal test's "yes": the subset
+        else:
+            known = ~np.isnan(x)
+            yes = known & (x > test)                   # a numeric test's "yes": x > v
+        no = known & ~yes
         miss = ~known
-        pl = w[left].sum() / (w[left].sum() + w[right].sum())
-        lrows = np.r_[rows[left], rows[miss]]
-        lw = np.r_[w[left], w[miss] * pl]
-        rrows = np.r_[rows[right], rows[miss]]
-        rw = np.r_[w[right], w[miss] * (1 - pl)]
+        T = seq_sum(w) - seq_sum(w[miss]) if miss.any() else seq_sum(w)
+        xs = x[yes] if not isinstance(test, frozenset) else None
+        if xs is None:     # CLUS adds the subset's weight category by category
+            W_yes = sum((seq_sum(w[known & (x == v)]) for v in test), 0.0)
+        else:              # ... and a numeric "yes" side by decreasing value
+            W_yes = seq_sum(w[yes][np.argsort(-xs, kind="stable")])
+        p_yes = W_yes / T
+        share = {True: p_yes, False: 1.0 - p_yes}
+        # children keep the node's row order; the left child (x <= v, or the subset) first
+        left_is_yes = isinstance(test, frozenset)
+        sides = []
+        for is_yes in (left_is_yes, not left_is_yes):
+            side = yes if is_yes else no
+            sel = side | miss
+            sides.append((rows[sel], np.where(miss[sel], w[sel] * share[is_yes], w[sel])))
         li = len(nodes)
-        grow(lrows, lw, est, depth + 1)
+        grow(*sides[0], est, depth + 1)
         ri = len(nodes)
-        grow(rrows, rw, est, depth + 1)
+        grow(*sides[1], est, depth + 1)
         node["children"] = (li, ri)
 
     grow(np.arange(X.shape[0]), np.ones(X.shape[0]), est0, 0)
@@ -84,8 +93,8 @@ def ref_tree(X, ncat, C, a, est0, min_leaf=2.0):
 
 
 def same_tree(t, ref, ti, ri):
-    """Node-by-node equality; a tie between features may mirror the partition (left and
-    right swapped), which is the same tree."""
+    """Node-by-node equality: the same test (feature, split value or subset), weights, h*,
+    depth and shape."""
     node = ref[ri]
     assert t["weight"][ti] == pytest.approx(node["weight"], rel=1e-12)
     assert t["depth"][ti] == node["depth"]
@@ -93,13 +102,12 @@ def same_tree(t, ref, ti, ri):
     if node["feature"] < 0:
         assert t["feature"][ti] == -1
         return
-    assert t["feature"][ti] in node["ties"]
+    assert t["feature"][ti] == node["feature"]
+    if not isinstance(node["test"], frozenset):
+        assert t["threshold"][ti] == node["test"]
     rl, rr = node["children"]
-    tl, tr = t["left"][ti], t["right"][ti]
-    if not np.isclose(t["weight"][tl], ref[rl]["weight"]):
-        tl, tr = tr, tl
-    same_tree(t, ref, tl, rl)
-    same_tree(t, ref, tr, rr)
+    same_tree(t, ref, t["left"][ti], rl)
+    same_tree(t, ref, t["right"][ti], rr)
 
 
 def compare(ds, min_leaf=2.0):

@@ -3,8 +3,10 @@
 The reference is deliberately slow and obvious: every candidate test is evaluated by
 recomputing Q = |E| * sum_c a_c Var_known(E, c) of each side from scratch (with the
 "estimate from the ancestor" rule for columns with < 2 known values), so any shortcut in the
-kernels (incremental sweeps, sparse 0/1 updates, sweep direction, early stops, corrected
-totals for missing values, greedy nominal subsets) must agree with it.
+kernels (incremental sweeps, sparse 0/1 updates, early stops, corrected totals for missing
+values, greedy nominal subsets) must agree with it. The choice among candidates is CLUS's
+(``ref_select``: fixed candidate order, a 1e-6 margin to replace the best), so the kernel
+must pick the very same test, not merely one as good.
 """
 from __future__ import annotations
 
@@ -46,56 +48,90 @@ def ref_gain(C, a, w, est, left, right):
             - ref_Q(C[right], a, w[right], est))
 
 
+def seq_sum(w):
+    """Left-to-right float sum, the order CLUS (and the kernels) add weights in."""
+    return float(np.cumsum(w)[-1]) if len(w) else 0.0
+
+
 def ref_candidates(X, ncat, C, a, w, est, min_leaf):
-    """Every candidate test (feature, threshold or subset, h) the spec allows."""
+    """Every candidate test (feature, threshold or subset, h) the spec allows, in CLUS's order:
+    features by index, a numeric feature's thresholds from the largest value down (the test
+    is ``x <= v``, v a data value), a nominal feature's greedy steps as they are taken.
+    Weights are added as CLUS adds them: the corrected total over the node's rows in order,
+    the "yes" side (x > v) over the rows by decreasing value (ties in node order), the other
+    side as the difference; both must reach min_leaf exactly."""
     out = []
     for f in range(X.shape[1]):
         x = X[:, f]
         known = ~np.isnan(x)
         if ncat[f] == 0:
-            vals = np.unique(x[known])
-            for lo, hi in zip(vals[:-1], vals[1:]):
-                thr = lo / 2 + hi / 2
-                left = known & (x <= thr)
-                right = known & (x > thr)
-                if w[left].sum() >= min_leaf and w[right].sum() >= min_leaf:
-                    out.append((f, thr, ref_gain(C, a, w, est, left, right)))
+            T = seq_sum(w) - seq_sum(w[~known]) if (~known).any() else seq_sum(w)
+            xs = x[known]
+            order = np.argsort(-xs, kind="stable")
+            cum = np.cumsum(w[known][order])
+            vals = np.unique(xs)[::-1]           # distinct values, largest first
+            for hi, lo in zip(vals[:-1], vals[1:]):
+                W_yes = float(cum[np.count_nonzero(xs > lo) - 1])
+                if W_yes >= min_leaf and T - W_yes >= min_leaf:
+                    left = known & (x <= lo)
+                    right = known & (x > lo)
+                    out.append((f, lo, ref_gain(C, a, w, est, left, right)))
         else:
             k = ncat[f]
-            Wv = np.array([w[known & (x == v)].sum() for v in range(k)])
+            bad = ~known | (np.nan_to_num(x, nan=-1) < 0) | (np.nan_to_num(x, nan=-1) >= k)
+            T = seq_sum(w) - seq_sum(w[bad]) if bad.any() else seq_sum(w)
+            Wv = np.array([seq_sum(w[~bad & (x == v)]) for v in range(k)])
             present = int((Wv > 0).sum())
             if present < 2:
                 continue
             if present == 2:             # the single test x = first value present
                 v = int(np.flatnonzero(Wv > 0)[0])
-                left = known & (x == v)
-                right = known & ~left
-                if w[left].sum() >= min_leaf and w[right].sum() >= min_leaf:
+                left = ~bad & (x == v)
+                right = ~bad & ~left
+                if Wv[v] >= min_leaf and T - Wv[v] >= min_leaf:
                     out.append((f, frozenset({v}), ref_gain(C, a, w, est, left, right)))
                 continue
-            cur: set[int] = set()
+            cur: list[int] = []
+            W_cur = 0.0
             fbest = -np.inf
             while True:
                 rb, rv = -np.inf, None
                 for v in range(k):
                     if v in cur or Wv[v] <= 0:
                         continue
-                    S = cur | {v}
-                    left = known & np.isin(x, list(S))
-                    right = known & ~left
-                    if w[left].sum() < min_leaf or w[right].sum() < min_leaf:
+                    WS = W_cur + Wv[v]
+                    if WS < min_leaf or T - WS < min_leaf:
                         continue
+                    left = ~bad & np.isin(x, cur + [v])
+                    right = ~bad & ~left
                     h = ref_gain(C, a, w, est, left, right)
                     if h > rb:
                         rb, rv = h, v
                 if rv is None or rb <= fbest:
                     break
-                cur.add(rv)
+                cur.append(rv)
+                W_cur += Wv[rv]
                 fbest = rb
                 out.append((f, frozenset(cur), rb))
                 if len(cur) + 1 >= present:
                     break
     return out
+
+
+TIE_DELTA, MIN_GAIN = 1e-6, 1e-9
+
+
+def ref_select(cands):
+    """CLUS's choice among the candidates in order: the first with h >= MIN_GAIN, replaced
+    only by a later one beating it by more than TIE_DELTA (CurrentBestTestAndHeuristic)."""
+    best = None
+    for c in cands:
+        if best is None:
+            if c[2] >= MIN_GAIN:
+                best = c
+        elif c[2] > best[2] + TIE_DELTA:
+            best = c
+    return best
 
 
 def kernel_split(X, ncat, spec, rows, w, min_leaf=2.0, extra=False, max_features=0, seed=1):
@@ -121,15 +157,19 @@ def check_node(X, ncat, spec, rows, w, min_leaf=2.0):
     Xn = X[rows]
     cands = ref_candidates(Xn, ncat, C, spec.a, w, spec.est0, min_leaf)
     got = kernel_split(X, ncat, spec, rows, w, min_leaf)
-    positive = [c for c in cands if c[2] > 0]
-    if not positive:
+    chosen = ref_select(cands)
+    if chosen is None:
         assert got is None
         return None
-    best_h = max(c[2] for c in positive)
     assert got is not None
     f, thr, h, WL, WR, subset = got
-    tol = 1e-9 * max(1.0, abs(best_h))
-    assert h == pytest.approx(best_h, rel=1e-9, abs=tol)
+    tol = 1e-9 * max(1.0, abs(chosen[2]))
+    assert f == chosen[0]
+    if subset is None:
+        assert thr == chosen[1]
+    else:
+        assert set(np.flatnonzero(subset)) == set(chosen[1])
+    assert h == pytest.approx(chosen[2], rel=1e-9, abs=tol)
     # the kernel's own test, re-evaluated by the reference, has the same h and weights
     x = Xn[:, f]
     known = ~np.isnan(x)

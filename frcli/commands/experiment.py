@@ -29,7 +29,9 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run",
                                      help="Validate the config and show the plan only."),
         progress: Optional[bool] = typer.Option(
-            None, "--progress/--no-progress", help="Progress bar (default: on a terminal)."),
+            None, "--progress/--no-progress",
+            help="Progress bar (default: on a terminal; otherwise a log line per finished "
+                 "data set, and at least one a minute)."),
     ) -> None:
         """Run an experiment: rank every data set split, evaluate with weighted kNN, store.
 

@@ -69,6 +69,10 @@ def register(app: typer.Typer) -> None:
                                  "or 'all'."),
         list_methods: bool = typer.Option(False, "--list-methods",
                                           help="List the methods and their parameters."),
+        progress: Optional[bool] = typer.Option(
+            None, "--progress/--no-progress",
+            help="Progress bar of trees grown / Relief instances done (default: on a "
+                 "terminal)."),
     ) -> None:
         """Rank the features of a data set.
 
@@ -105,8 +109,11 @@ def register(app: typer.Typer) -> None:
         dataset = _load(path, {k: v for k, v in options.items() if v is not None})
         if dataset.n_examples == 0:
             raise UserError(f"{path}: no data rows (the file has a header but no examples)")
-        rankings = rank_all(dataset, method, seed=seed, jobs=jobs,
-                            **parse_param_options(param))
+        from frcli.commands import kernel_progress
+
+        params = parse_param_options(param)
+        with kernel_progress(progress):
+            rankings = rank_all(dataset, method, seed=seed, jobs=jobs, **params)
         if which == "all":
             index = None
         else:
@@ -117,6 +124,13 @@ def register(app: typer.Typer) -> None:
             if not 0 <= index < len(rankings):
                 raise ConfigError(f"--which {index} is out of range: the parameters give "
                                   f"{len(rankings)} ranking(s)")
+        if index is not None and len(rankings) > 1:   # say the grid was computed, and where
+            from frcli.rankers.labels import labels
+
+            names = labels([(r.method, r.params) for r in rankings])
+            typer.echo(f"note: the parameters give {len(rankings)} rankings; this is number "
+                       f"{index}, {names[index]}; choose another with --which N (0 to "
+                       f"{len(rankings) - 1}) or show all with --which all", err=True)
         text = render(rankings, fmt, which=index, dataset_name=dataset.name)
         if output is None:
             typer.echo(text, nl=False)

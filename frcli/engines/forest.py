@@ -37,6 +37,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.engines import progress
 from frcli.errors import ConfigError
 
 ENSEMBLES = ("rf", "bagging", "et")
@@ -356,7 +357,7 @@ class PCTForest:
             Xt, ncat, spec.C, spec.a, spec.mode, spec.indptr, spec.indices, spec.est0,
             spec.col_group, G, seeds, mf, self.min_leaf, self.ensemble == "et",
             self.bootstrap, keep_values, self.jobs, rf_score=rf_score, err_spec=err,
-            per_target=per_target and G > 0)
+            per_target=per_target and G > 0, progress=progress.slots(self.trees, "trees grown"))
         spec.raw = None              # the model keeps weights and offsets, not the data
         spec.truth_cols = []
         spec.C = spec.C[:0]

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.engines import progress
 from frcli.errors import ConfigError, DataError, option
 
 MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
@@ -413,7 +414,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         group = np.where(labeled | (not supervised), 0, -1).astype(np.int32)
         G = 1
     nbr, dist, cnt = K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, rows, group,
-                               G, kmax, jobs, sp)
+                               G, kmax, jobs, sp,
+                               progress=progress.slots(len(rows), "Relief instances"))
 
     # -- slot layout: slot p = g * kmax + l; class c = bucket(avail) * kmax + l ------------
     P = G * kmax

@@ -46,9 +46,12 @@ class DatasetSpec:
     # rows without targets are the semi-supervised part (as a catalog entry's
     # semi_supervised); False: they are left out with a warning
     semi_supervised: bool = False
+    # a smoke run's row limit (frcli.experiment.smoke; not a config key)
+    max_rows: int | None = None
 
     def definition(self) -> dict[str, Any]:
         """What the data *are* (for run hashes): the catalog entry's loading fields or ours."""
+        rows = {"max_rows": self.max_rows} if self.max_rows is not None else {}
         if self.catalog:
             try:
                 from frcli.data import catalog
@@ -56,11 +59,14 @@ class DatasetSpec:
                 e = catalog.get(self.name)
                 return {"catalog": self.name, "task": e.task, "data": e.data,
                         "train": list(e.train), "test": list(e.test), "labels": e.labels,
-                        "targets": e.targets, "hierarchy": e.hierarchy, "drop": list(e.drop)}
+                        "targets": e.targets, "hierarchy": e.hierarchy, "drop": list(e.drop),
+                        **rows}
             except ImportError:
-                return {"catalog": self.name}
+                return {"catalog": self.name, **rows}
         d = asdict(self)
         d.pop("catalog")
+        if d["max_rows"] is None:      # absent: keeps older runs' fingerprints
+            d.pop("max_rows")
         if not d["semi_supervised"]:   # absent = false: keeps older runs' fingerprints
             d.pop("semi_supervised")
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
@@ -409,7 +415,10 @@ def load_config(path: str | Path) -> ExperimentConfig:
         mark = getattr(e, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{p}{line}: invalid YAML: {getattr(e, 'problem', e)}") from None
-    return parse_config(doc, str(p), p.resolve().parent, text)
+    cfg = parse_config(doc, str(p), p.resolve().parent, text)
+    from frcli.experiment import smoke
+
+    return smoke.shrink(cfg) if smoke.enabled() else cfg
 
 
 def _config_hint(p: Path) -> str:

@@ -28,7 +28,17 @@ from frcli.experiment.store import Store
 
 @lru_cache(maxsize=4)
 def load_spec(ds: DatasetSpec):
-    """(Dataset with every row, number of rows from the train files or None)."""
+    """(Dataset with every row, number of rows from the train files or None); a smoke run's
+    ``max_rows`` cuts the rows (``frcli.experiment.smoke``)."""
+    data, n_train = _load_spec(ds)
+    if ds.max_rows is not None:
+        from frcli.experiment.smoke import cut_rows
+
+        data, n_train = cut_rows(data, n_train, ds.max_rows)
+    return data, n_train
+
+
+def _load_spec(ds: DatasetSpec):
     from frcli.data.splits import concat
 
     if ds.catalog:
@@ -335,7 +345,7 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
         summary = Summary(outdir, tasks=len(plan), skipped=len(plan) - len(todo))
         known_datasets: set[str] = set()
         it = _iter_dask(todo, dask, jobs, threads) if dask else _iter_local(todo, jobs, threads)
-        with _progress(len(todo), progress) as advance:
+        with _progress(todo, progress) as advance:
             for task, res in it:
                 warn_once(res.get("warnings", ()))
                 if "error" in res:
@@ -373,15 +383,25 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
 
 
 class _progress:
-    """A rich progress bar (counts, elapsed, ETA) on stderr; silent when not a terminal."""
+    """Progress of the tasks on stderr: a rich bar (counts, elapsed, ETA) on a terminal, else
+    one log line per finished data set and at least one every ``LOG_EVERY`` seconds (so a run
+    whose output goes to a log shows it is alive). ``enabled=False`` silences both; True
+    forces the bar."""
 
-    def __init__(self, total: int, enabled: bool | None):
-        self.total = total
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+    LOG_EVERY = 60.0
+
+    def __init__(self, tasks: list[Task], enabled: bool | None):
+        self.total = len(tasks)
+        self.enabled = enabled
+        self.left: dict[str, int] = {}
+        for t in tasks:
+            self.left[t.dataset.name] = self.left.get(t.dataset.name, 0) + 1
 
     def __enter__(self):
-        if not self.enabled or self.total == 0:
+        if self.enabled is False or self.total == 0:
             return lambda task, failed=False: None
+        if self.enabled is None and not sys.stderr.isatty():
+            return self._log_lines()
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
@@ -395,6 +415,33 @@ class _progress:
 
         def advance(task: Task, failed: bool = False) -> None:
             self.bar.update(self.id, advance=1, description=task.label[:40])
+
+        return advance
+
+    def _log_lines(self):
+        t0 = last = time.monotonic()
+        done = failed_n = 0
+        n_sets = len(self.left)
+
+        def line(text: str) -> None:
+            print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+        def advance(task: Task, failed: bool = False) -> None:
+            nonlocal done, failed_n, last
+            done += 1
+            failed_n += failed
+            name = task.dataset.name
+            self.left[name] -= 1
+            now = time.monotonic()
+            state = (f"{done}/{self.total} tasks{f', {failed_n} failed' if failed_n else ''}, "
+                     f"{now - t0:.0f} s")
+            if self.left[name] == 0:
+                finished = sum(v == 0 for v in self.left.values())
+                line(f"{name} done ({finished}/{n_sets} data sets, {state})")
+                last = now
+            elif now - last >= self.LOG_EVERY:
+                line(f"{state}; running {task.label}")
+                last = now
 
         return advance
 

@@ -98,7 +98,10 @@ def cd_diagram(methods: Sequence[str], avg_ranks: Sequence[float], *, cd: float 
     rs = r[order]
     lo, hi = 1, max(k, int(math.ceil(rs.max())))
     n_left = int(math.ceil(k / 2))
-    rank_fmt = "{:.2f}"
+    from frcli.display import cd as fmt_cd
+    from frcli.display import rank as fmt_rank
+
+    rank_fmt = _Fmt(fmt_rank)
 
     # --- horizontal layout (inches)
     axis_w = float(np.clip(0.42 * (hi - lo) + 1.6, 3.2, 9.5))
@@ -183,7 +186,7 @@ def cd_diagram(methods: Sequence[str], avg_ranks: Sequence[float], *, cd: float 
         ax.plot([X(lo), X(end)], [yc, yc], color="k", lw=1.2)
         for xx in (X(lo), X(end)):
             ax.plot([xx, xx], [yc - 0.04, yc + 0.04], color="k", lw=1.0)
-        label = f"CD = {shown:.4f}" + (" (Bonferroni–Dunn)" if bd else "")
+        label = f"CD = {fmt_cd(shown)}" + (" (Bonferroni–Dunn)" if bd else "")
         if lo + shown > hi:
             label += " — larger than the axis"
         ax.text(X(lo), yc + 0.06, label, ha="left", va="bottom", **txt)
@@ -193,7 +196,8 @@ def cd_diagram(methods: Sequence[str], avg_ranks: Sequence[float], *, cd: float 
         yb = first_bar - row * BAR_ROW
         ax.plot([xa, xb], [yb, yb], color="k", lw=3.0, solid_capstyle="butt")
 
-    # Bonferroni–Dunn interval around the control
+    # Bonferroni–Dunn interval around the control; an end beyond the axis is cut there and
+    # marked by an arrow head pointing on (the interval goes further than the ranks do)
     ci = None
     if bd:
         ci = list(methods).index(control)
@@ -202,17 +206,28 @@ def cd_diagram(methods: Sequence[str], avg_ranks: Sequence[float], *, cd: float 
         yb = first_bar
         ax.plot([X(a), X(b)], [yb, yb], color="tab:red", lw=3.0, solid_capstyle="butt")
         ax.plot([X(rc)], [yb], marker="o", color="tab:red", ms=4)
+        for end, cut, mark in ((a, rc - bd_cd < lo, "<"), (b, rc + bd_cd > hi, ">")):
+            if cut:
+                ax.plot([X(end) + (-0.05 if mark == "<" else 0.05)], [yb], marker=mark,
+                        color="tab:red", ms=6, clip_on=False)
 
-    # elbow lines and names
+    # elbow lines and names; near-equal ranks get their vertical lines spread apart (a short
+    # slanted start from the exact rank on the axis), so they never merge into one thick line
+    xs = leader_positions([X(v) for v in rs], LEADER_GAP)
+    y_bend = y_axis - 0.1
     for i in range(k):
         left = i < n_left
         row = i if left else k - 1 - i
         yl = labels_top - row * ROW
         xr = X(rs[i])
+        xv = xs[i]
         xe = X(lo) - elbow if left else X(hi) + elbow
         is_ctrl = bd and order[i] == ci
         color = "tab:red" if is_ctrl else "k"
-        ax.plot([xr, xr, xe], [y_axis, yl, yl], color=color, lw=0.8)
+        if abs(xv - xr) > 1e-9:
+            ax.plot([xr, xv, xv, xe], [y_axis, y_bend, yl, yl], color=color, lw=0.8)
+        else:
+            ax.plot([xr, xr, xe], [y_axis, yl, yl], color=color, lw=0.8)
         s = lab_l[i] if left else lab_r[i - n_left]
         ax.text(xe + (-0.06 if left else 0.06), yl, s, ha="right" if left else "left",
                 va="center", fontsize=FONT, parse_math=False, color=color,
@@ -221,8 +236,43 @@ def cd_diagram(methods: Sequence[str], avg_ranks: Sequence[float], *, cd: float 
     return fig
 
 
+LEADER_GAP = 0.07   # inches between the vertical leader lines of near-equal ranks
+
+
+def leader_positions(x: Sequence[float], gap: float) -> list[float]:
+    """x of each method's vertical leader line (methods in rank order, so ``x`` is sorted):
+    as close to the exact ranks as possible (least squares) with lines at least ``gap``
+    apart, in the same order (so no lines cross).
+
+    With z_t = y_t - gap·t the constraint y_t ≥ y_(t-1) + gap becomes z non-decreasing, so the
+    answer is the isotonic regression of x_t - gap·t (pool-adjacent-violators) plus gap·t;
+    ranks already ``gap`` apart stay where they are.
+    """
+    blocks: list[list[float]] = []          # [sum, count] of pooled targets
+    for t, v in enumerate(x):
+        blocks.append([v - gap * t, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            s_, c_ = blocks.pop()
+            blocks[-1][0] += s_
+            blocks[-1][1] += c_
+    z = [b[0] / b[1] for b in blocks for _ in range(int(b[1]))]
+    return [zt + gap * t for t, zt in enumerate(z)]
+
+
+class _Fmt:
+    """``"{:.2f}".format``-like wrapper around a display function."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def format(self, v) -> str:
+        return self.fn(v)
+
+
 def _p(p: float) -> str:
-    return f"{p:.3g}" if p >= 1e-3 else f"{p:.2e}"
+    from frcli.display import p_value
+
+    return p_value(p)
 
 
 def save(fig, stem, formats: Sequence[str] = ("png", "pdf")) -> list[str]:

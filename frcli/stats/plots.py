@@ -131,8 +131,13 @@ def heatmap_from_frame(part, *, measure: str, lower_is_better: bool, x: str | No
     axes = np.atleast_1d(fig.subplots(nrow, ncol, squeeze=False)).ravel()
     lo, hi = np.nanmin(ranks), np.nanmax(ranks)
     im = None
+    import matplotlib
+
+    cmap = matplotlib.colormaps["viridis_r"].with_extremes(bad="0.88")  # grey: no such run
+    missing = False
     for ax, (name, g) in zip(axes, sorted(panels.items(), key=lambda kv: _natural(kv[0]))):
-        im = ax.imshow(g, cmap="viridis_r", vmin=lo, vmax=hi, aspect="auto", origin="lower")
+        im = ax.imshow(np.ma.masked_invalid(g), cmap=cmap, vmin=lo, vmax=hi, aspect="auto",
+                       origin="lower")
         ax.set_xticks(range(len(xs)), [str(v) for v in xs], fontsize=8)
         ax.set_yticks(range(len(ys)), [str(v) for v in ys], fontsize=8)
         ax.set_xlabel(x)
@@ -143,11 +148,16 @@ def heatmap_from_frame(part, *, measure: str, lower_is_better: bool, x: str | No
             if np.isfinite(val):
                 ax.text(j, i, f"{val:.1f}", ha="center", va="center", fontsize=7,
                         color="black" if val < mid else "white")  # yellow = good
+            else:
+                missing = True
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="0.35")
     for ax in axes[n:]:
         ax.axis("off")
     fig.colorbar(im, ax=list(axes[:n]), label=f"average rank ({measure}; 1 = best)", shrink=0.9)
     if title:
         fig.suptitle(title, fontsize=10)
+    if missing:
+        fig.supxlabel("n/a (grey): no run with these parameters", fontsize=7, color="0.35")
     return fig
 
 
