@@ -209,6 +209,31 @@ class StoreView:
         finally:
             con.close()
 
+    @cached_property
+    def sizes(self) -> dict[str, dict[str, int | None]]:
+        """Per data set: n_train, n_test (first split), n_features, and n_targets where a
+        stored ranking has per-target importances (labels for mlc/hmlc)."""
+        import json
+        import sqlite3
+
+        from frcli.experiment.store import DB_NAME
+
+        con = sqlite3.connect(str(self.dir / DB_NAME))
+        try:
+            feats = {d: len(json.loads(f)) for d, f in con.execute(
+                "SELECT dataset, feature_names FROM datasets")}
+            targets = dict(con.execute(
+                "SELECT r.dataset, MAX(g.n_targets) FROM runs r JOIN rankings g USING (run_id) "
+                "GROUP BY r.dataset"))
+            out = {}
+            for d, tr, te in con.execute("SELECT dataset, n_train, n_test FROM runs "
+                                         "GROUP BY dataset HAVING split = MIN(split)"):
+                out[d] = {"n_train": tr, "n_test": te, "n_features": feats.get(d),
+                          "n_targets": targets.get(d)}
+            return out
+        finally:
+            con.close()
+
     def importances(self, dataset: str, split: int, method: str, params: str,
                     labeled: int = 0):
         """(feature names, importances) of one stored run, or None."""

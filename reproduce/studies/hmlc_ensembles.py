@@ -23,6 +23,11 @@ PAPER_NAME = {"cellcycle_FUN": "cellcycle-yeast-FUN", "church_FUN": "church-yeas
 TABLE2_KEY = {f"{s}-{e}": f"{s}-{e}" for s, e in PAIRS}
 
 
+def yes(v) -> bool:
+    """A yes/no cell of a paper table (YAML reads an unquoted yes as true)."""
+    return v is True or str(v).lower() == "yes"
+
+
 def label_of(score: str, ens: str) -> str:
     return PAIR_LABELS[PAIRS.index((score, ens))]
 
@@ -34,16 +39,8 @@ def g3(x: float) -> str:
 
 def sizes(view) -> dict[str, tuple[int, int, int, int]]:
     """(n_train, n_test, features, labels) per data set of the store."""
-    from frcli.data import catalog
-
-    runs = view.runs
-    out = {}
-    for d in view.config.datasets:
-        r = runs[runs["dataset"] == d.name].iloc[0]
-        tr = catalog.load(d.name, "train")
-        out[d.name] = (int(r["n_train"]), int(r["n_test"]), tr.n_features,
-                       int(tr.Y.shape[1]))
-    return out
+    return {d: (z["n_train"], z["n_test"], z["n_features"], z["n_targets"])
+            for d, z in view.sizes.items()}
 
 
 def shares(view) -> dict[tuple[str, str], float]:
@@ -103,12 +100,12 @@ def render(stores) -> str:
     for (s, e), lab, w, r in zip(PAIRS, PAIR_LABELS, rel, rej):
         pp = t2[f"{s}-{e}"]
         rel_rows.append([f"{SCORE_LONG[s]}, {ENS_LONG[e]}", md.pval(pp["p"]),
-                         "yes" if pp["significant"] == "yes" else "no", md.pval(w.p_value),
+                         "yes" if yes(pp["significant"]) else "no", md.pval(w.p_value),
                          "yes" if r else "no", f"{w.wins}/{w.ties}/{w.losses}"])
     n_rel = int(np.sum(rej))
-    n_paper_rel = sum(1 for v in t2.values() if v["significant"] == "yes")
+    n_paper_rel = sum(1 for v in t2.values() if yes(v["significant"]))
     agree_rel = sum(1 for (s, e), r in zip(PAIRS, rej)
-                    if (t2[f"{s}-{e}"]["significant"] == "yes") == bool(r))
+                    if yes(t2[f"{s}-{e}"]["significant"]) == bool(r))
     min_wins = min(w.wins for w in rel)
     max_wins = max(w.wins for w in rel)
 
@@ -116,7 +113,7 @@ def render(stores) -> str:
     trio = [label_of("symbolic", "rf"), label_of("genie3", "rf"), label_of("rf", "bagging")]
     vs = [A.wilcoxon(df, lab, RELIEF, lower) for lab in trio]
     vs_rej, _ = A.correct([w.p_value for w in vs], "bh")
-    pv = P.fact("vs_relief").value
+    pv = P.fact("vs_relief_p").value
 
     # -- best score, best ensemble
     best_cmp = A.compare(df, trio, lower)

@@ -12,6 +12,7 @@ from reproduce import analysis as A
 from reproduce import md
 from reproduce.framework import Study
 from reproduce.papers import paper
+from reproduce.studies.hmlc_ensembles import yes
 
 DIST = ("hamming", "accuracy", "f1", "subset")
 DNAME = {"hamming": "d_Hamming", "accuracy": "d_Accuracy", "f1": "d_F1",
@@ -68,7 +69,7 @@ def render(stores) -> str:
                      if bd.significant[i] and o.avg_ranks[i] < o.avg_ranks[bd.control]]
         pp = fr[m]["p"]
         rows.append([SHORT[m], (md.pval(pp) if pp is not None else "garbled")
-                     + f" ({'rejects' if fr[m]['reject'] == 'yes' else 'n.s.'})",
+                     + f" ({'rejects' if yes(fr[m]['reject']) else 'n.s.'})",
                      md.pval(c.friedman.f_p) + (" (rejects)" if c.rejects else " (n.s.)"),
                      ", ".join(f"{k.split('_')[1]} {ranks[k]:.2f}" for k in dn),
                      md.listing(worse) if worse else "—"])
