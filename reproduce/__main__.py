@@ -50,7 +50,7 @@ def _run(args) -> int:
     all_studies = fw.studies()
     if args.list:
         for s in all_studies.values():
-            tag = "quick" if s.quick else "slow"
+            tag = "draft" if s.draft else ("quick" if s.quick else "slow")
             cfgs = ", ".join(c.name or c.path for c in s.configs)
             print(f"{s.name:24s} [{tag}] {s.title}  ({cfgs})")
         return 0
@@ -63,7 +63,7 @@ def _run(args) -> int:
                             + (f" (did you mean {hint[0]!r}?)" if hint else "")
                             + f"; have: {', '.join(all_studies)}")
     chosen = [all_studies[n] for n in args.studies] if args.studies else \
-        list(all_studies.values())
+        [s for s in all_studies.values() if not s.draft]
     if args.quick:
         chosen = [s for s in chosen if s.quick]
     doc = Path(args.doc)

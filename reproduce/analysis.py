@@ -5,6 +5,7 @@ Benjamini–Hochberg, Holm) and its CD diagrams."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -45,13 +46,43 @@ def lower_is_better(measure: str) -> bool:
     return MEASURES[measure].direction == "lower"
 
 
-def compare(df: pd.DataFrame, cols: Sequence[str], lower: bool, **kw):
-    """frcli.stats.tests.compare on the chosen columns (rows with a missing value dropped)."""
-    from frcli.stats.tests import compare as _compare
+@dataclass
+class Ranked:
+    """Average ranks, the Friedman/Iman–Davenport test and the Nemenyi CD of a table (no
+    pairwise p-values: scipy's studentised range is slow for many methods)."""
+
+    methods: list[str]
+    datasets: list[str]
+    avg_ranks: np.ndarray
+    f_p: float
+    nemenyi_cd: float
+    alpha: float = 0.05
+
+    @property
+    def rejects(self) -> bool:
+        return self.f_p <= self.alpha
+
+    def differ(self, a: str, b: str) -> bool:
+        """Nemenyi: do a and b differ (Friedman rejects and |R_a - R_b| > CD)?"""
+        i, j = self.methods.index(a), self.methods.index(b)
+        return self.rejects and abs(self.avg_ranks[i] - self.avg_ranks[j]) > self.nemenyi_cd
+
+    @property
+    def groups(self):
+        from frcli.stats.tests import nonsignificant_groups
+
+        return nonsignificant_groups(self.avg_ranks, self.nemenyi_cd if self.rejects else None)
+
+
+def compare(df: pd.DataFrame, cols: Sequence[str], lower: bool, alpha: float = 0.05) -> Ranked:
+    """Ranks and tests over the rows (rows with a missing value dropped), spec-core §7."""
+    from frcli.stats.tests import average_ranks, friedman, nemenyi_cd
 
     sub = df[list(cols)].dropna()
-    return _compare(sub.to_numpy(float), list(cols), list(sub.index), lower_is_better=lower,
-                    **kw)
+    r = average_ranks(sub.to_numpy(float), lower)
+    fr = friedman(r, len(sub))
+    return Ranked(list(cols), list(sub.index), r, float(fr.f_p),
+                  nemenyi_cd(len(cols), len(sub), alpha), alpha)
 
 
 def wilcoxon(df: pd.DataFrame, a: str, b: str, lower: bool):
@@ -72,7 +103,7 @@ def correct(p: Sequence[float], method: str = "bh", alpha: float = 0.05):
 
 def friedman_p(df: pd.DataFrame, cols: Sequence[str], lower: bool) -> float:
     """Iman–Davenport p over the rows (spec-core §7)."""
-    return float(compare(df, cols, lower).friedman.f_p)
+    return compare(df, cols, lower).f_p
 
 
 def avg_ranks(df: pd.DataFrame, cols: Sequence[str], lower: bool) -> dict[str, float]:
@@ -86,7 +117,7 @@ def cd_png(name: str, comparison, title: str) -> str:
 
     c = comparison
     fig = cd_diagram(c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None,
-                     groups=c.groups, friedman_p=c.friedman.f_p, title=title)
+                     groups=c.groups, friedman_p=c.f_p, title=title)
     FIGURES.mkdir(parents=True, exist_ok=True)
     fig.savefig(FIGURES / f"{name}.png", dpi=110, bbox_inches="tight",
                 metadata={"Software": None})

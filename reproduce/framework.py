@@ -96,7 +96,8 @@ class Study:
     configs: what to run; render: stores → markdown (a heading first; no stamp, no markers);
     order: position in ``make reproduce``; quick: the default test suite checks this section
     for staleness (else only the slow suite); compute: optional extra work after the configs
-    (``compute(stores)``), for studies that need more than the runner stores.
+    (``compute(stores)``), for studies that need more than the runner stores; draft: not yet
+    in the doc — run only when named, not by ``make reproduce`` or the staleness tests.
     """
 
     name: str
@@ -106,6 +107,7 @@ class Study:
     order: int = 100
     quick: bool = False
     compute: Callable[["Stores"], None] | None = None
+    draft: bool = False
 
     def __post_init__(self):
         refs = tuple(ConfigRef(c) if isinstance(c, str) else c for c in self.configs)

@@ -73,6 +73,12 @@ class Paper:
             out[str(row)] = {c: _value(v)[0] for c, v in zip(cols, vals)}
         return out
 
+    def note(self, table: str, row: str, column: str) -> str:
+        """The ``unchecked`` note of a cell ('' if none)."""
+        t = self.doc["tables"][table]
+        v = t["rows"][row][t["columns"].index(column)]
+        return _value(v)[1]
+
     def table_cite(self, name: str) -> str:
         return self.cite(self.doc["tables"][name]["lines"])
 

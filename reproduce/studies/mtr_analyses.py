@@ -123,7 +123,7 @@ def render(stores) -> str:
                 p, what = w.p_value, (f"Bagging better on {w.wins}, worse on {w.losses}")
             else:
                 c = A.compare(df, labs, lower)
-                p = c.friedman.f_p
+                p = c.f_p
                 o = np.argsort(c.avg_ranks, kind="stable")
                 what = ", ".join(f"{c.methods[i].split('-')[1]} {c.avg_ranks[i]:.2f}"
                                  for i in o)
@@ -188,14 +188,14 @@ def render(stores) -> str:
         for m in ITER:
             c = A.compare(df, [g(m, k, v) for k in NEIGH], lower)
             best = c.methods[int(np.argmin(c.avg_ranks))]
-            k_rows.append([v, f"{100 * m:g} %", md.pval(c.friedman.f_p), best])
-            k_ps.append(c.friedman.f_p)
+            k_rows.append([v, f"{100 * m:g} %", md.pval(c.f_p), best])
+            k_ps.append(c.f_p)
     m_p = []
     for v in ("MTR", "STR"):
         for k in NEIGH:
             c = A.compare(df, [g(m, k, v) for m in ITER], lower)
             top = [c.methods[i] for i in np.argsort(c.avg_ranks, kind="stable")[:3]]
-            m_p.append((v, k, c.friedman.f_p, top))
+            m_p.append((v, k, c.f_p, top))
     top3_share = {it: sum(1 for *_, top in m_p if any(t.startswith(f"It{100 * it:g}Neigh")
                                                       for t in top))
                   for it in ITER}
@@ -267,7 +267,7 @@ def render(stores) -> str:
     out += ["### The 12 candidates (§5.3, Fig. 7a)", "",
             f"Friedman over the 6 ensemble and 6 Relief rankings: paper p = "
             f"{md.pval(P.fact('friedman_12_p').value)} over 24 sets (n.s.; CD {cd_paper} drawn "
-            f"but to be ignored), ours p = {md.pval(c12.friedman.f_p)} over {N} sets (Nemenyi "
+            f"but to be ignored), ours p = {md.pval(c12.f_p)} over {N} sets (Nemenyi "
             f"CD {c12.nemenyi_cd:.4f}). The paper prints only the diagram; its order is read "
             f"from the diagram's labels ({P.fact('fig7a_order').cite}).", "",
             md.table(["our place", "ranking", "our average rank", "paper's place"], rows,
@@ -342,7 +342,7 @@ def render(stores) -> str:
         t = ftime.xs(v, level="variant").unstack("ens").loc[sets]
         c = A.compare(t, ["rf", "bagging", "et"], True)
         o = np.argsort(c.avg_ranks, kind="stable")
-        ens_time.append(f"{v}: Friedman p = {md.pval(c.friedman.f_p)}, fastest to slowest "
+        ens_time.append(f"{v}: Friedman p = {md.pval(c.f_p)}, fastest to slowest "
                         + ", ".join(f"{c.methods[i]} {c.avg_ranks[i]:.2f}" for i in o))
     out += ["### Timing (Fig. 3, Fig. 7b)", "",
             f"Measured times vary with the machine's load; the lines below are not compared by "
@@ -352,7 +352,7 @@ def render(stores) -> str:
             vol(f"* 12 rankings (paper: p_time = {P.fact('friedman_12_time_p').value}; fastest "
                 f"group Relief with m ∈ {{25, 50}} % and the MTR Genie3/Symbolic rankings, "
                 f"slowest the STR ensemble rankings and RF-Bagging-MTR): Friedman p = "
-                f"{md.pval(ct.friedman.f_p)}; fastest to slowest "
+                f"{md.pval(ct.f_p)}; fastest to slowest "
                 + ", ".join(f"{r} {ct.avg_ranks[ct.methods.index(r)]:.2f}" for r in ordert)
                 + "."),
             vol(f"* MTR against STR (paper: every MTR ranking faster, p = "
@@ -371,4 +371,5 @@ STUDY = Study(
     render=render,
     compute=compute_timing,
     order=12,
+    draft=True,
 )

@@ -291,4 +291,5 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=13,
+    draft=True,
 )

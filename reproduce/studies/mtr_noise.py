@@ -154,4 +154,5 @@ STUDY = Study(
                        set={"protocol": {"repeats": REPEATS}}),),
     render=render,
     order=11,
+    draft=True,
 )
