@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-all bench reproduce lint clean
+.PHONY: install build test test-plain test-all bench reproduce lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -15,12 +15,32 @@ build:
 test:
 	$(PYTHON) -m pytest
 
+# The command-line tests, for CI's second environment: a plain `pip install .` (no extras)
+# plus pytest. They import the installed package (-I: not the checkout; importlib mode: a
+# dependency's top-level `tests` package cannot shadow ours); FRCLI_CATALOG points the
+# installed package at the checkout's catalog and data.
+PLAIN_TESTS = tests/test_cli.py tests/test_ux_errors.py tests/test_datasets_cli.py \
+	tests/test_stats_cli.py tests/test_experiment_config.py tests/test_experiment_run.py \
+	tests/test_experiment_store.py tests/test_data_load.py tests/test_hardening.py \
+	tests/test_store_safety.py tests/test_fuzz.py
+test-plain:
+	FRCLI_CATALOG=$(CURDIR)/configs/datasets.yaml $(PYTHON) -I -m pytest \
+		--import-mode=importlib -p no:cacheprovider $(PLAIN_TESTS)
+
 # Includes the tests marked slow (whole benchmark sets, long runs).
 test-all:
 	FRCLI_SLOW=1 $(PYTHON) -m pytest
 
 bench:
 	$(PYTHON) bench/run_all.py
+
+# ReliefE vs the authors' package and skrebate (docs/benchmarks.md "## ReliefE" and its
+# figure). reliefe pins scipy 1.6 / scikit-learn 0.24, so it goes in without its dependencies
+# (numba and umap-learn come with frcli). Run it on a quiet machine.
+bench-reliefe:
+	$(PYTHON) -m pip install -q skrebate liac-arff
+	$(PYTHON) -m pip install -q --no-deps reliefe
+	nice -n 10 $(PYTHON) bench/bench_reliefe.py --repeat 3
 
 # Every generated section of docs/reproduction.md (resumable; see reproduce/README.md).
 JOBS ?= 2

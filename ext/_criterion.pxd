@@ -39,3 +39,46 @@ cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* es
                          double* est_out) noexcept nogil
 cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,
                     double* out) noexcept nogil
+
+
+# -- inline sweep kernels (used by the splitter's numeric sweep) ---------------------------
+# Same arithmetic, term for term and in the same order, as stats_add_row / gain /
+# sparse_move, so the trees are bit-identical; inlined so the per-row work has no call.
+
+cdef inline void add_dense(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
+    """stats_add_row without s2, complete mode: row values y (K,)."""
+    cdef intp_t c
+    s.W += w
+    for c in range(K):
+        s.s1[c] += w * y[c]
+
+
+cdef inline double gain_dense(const Stats* S, const Stats* T, const double* a,
+                              const double* TT, intp_t K) noexcept nogil:
+    """gain() of the complete and sparse modes with TT[c] = T.s1[c]^2 / T.W precomputed;
+    the caller guarantees both sides have positive weight."""
+    cdef intp_t c
+    cdef double WS = S.W, WO = T.W - S.W, h = 0.0, sO
+    if WS <= 0.0 or WO <= 0.0:
+        return 0.0
+    for c in range(K):
+        sO = T.s1[c] - S.s1[c]
+        h += a[c] * (S.s1[c] * S.s1[c] / WS + sO * sO / WO - TT[c])
+    return h
+
+
+cdef inline void move_sparse(Stats* M, const Stats* T, const ClusterData* cd, intp_t row,
+                             double w, double* A2O) noexcept nogil:
+    """sparse_move, inlined."""
+    cdef int64_t j
+    cdef int32_t c
+    cdef double oM, oO, a
+    M.W += w
+    for j in range(cd.indptr[row], cd.indptr[row + 1]):
+        c = cd.indices[j]
+        a = cd.a[c]
+        oM = M.s1[c]
+        oO = T.s1[c] - oM
+        M.s1[c] = oM + w
+        M.A2 += a * (2.0 * oM * w + w * w)
+        A2O[0] += a * (-2.0 * oO * w + w * w)

@@ -1,7 +1,8 @@
 # Split search for one node: best tests (numeric sweep, greedy nominal subsets) or extra-trees
 # random tests, over a per-node random feature subset.
-from frcli._ext._utils cimport intp_t, int32_t, uint8_t, uint64_t
+from frcli._ext._utils cimport intp_t, int32_t, int64_t, uint8_t, uint64_t
 from frcli._ext._criterion cimport ClusterData, Stats
+from frcli._ext._presort cimport Presort
 
 cdef struct SplitRecord:
     intp_t feature           # -1: no valid test
@@ -42,6 +43,22 @@ cdef struct Splitter:
     uint8_t* try_cats
     const double* est        # the node's variance estimates (MODE_MISSING)
     bint random_ties         # features in random order (ties to a random one), not by index
+    Presort* ps              # the tree's presorted lists (NULL: every node sorts)
+    bint ps_node             # the current node's segments of ps are valid (set by the builder)
+    int32_t* srow            # the sweep's rows and weights in ascending value order
+    double* sw
+    double* TT               # (K,) s1^2 / W of the sweep's total
+    intp_t cap_srow
+    intp_t cap_sw
+    # nominal features in the sparse 0/1 mode: rows off each feature's most common value
+    const int64_t* nd_ptr    # (F + 1,) CSR over features, or NULL (no shortcut)
+    const int32_t* nd_rows
+    const int32_t* nd_default  # (F,) the most common value, -1 = no shortcut for f
+    const int32_t* counts    # (n,) the tree's bag counts (the weights of untouched rows)
+    int32_t* stamp           # (n,) the node a row was last seen in
+    intp_t node_id           # set by the builder
+    bint exact_w             # the node's weights are the bag counts (no missing-value copy)
+    bint stamped             # stamp holds the current node's rows
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,

@@ -18,15 +18,27 @@
   small nodes) thus go to the feature that comes first in the data, as in CLUS; with
   ``random_ties`` the node's features are seen in a random order instead, so such ties go to a
   uniformly random one of them (rankings then do not depend on the column order).
+
+Speed without changing a tree (issue 16; ``tests/test_forest_presort.py`` compares every bit
+with the plain path, ``grow_forest(presort=False)``):
+
+* a numeric feature's values come in order from the tree's presorted lists (``_presort``)
+  while the node's segment has no tie; with a tie the node gathers and sorts itself, as the
+  order inside a run of equal values decides how the sums round;
+* the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
+* in the sparse 0/1 mode a nominal feature visits only the rows off its most common value
+  (``_category_stats_sparse``): sums of integer bag counts are exact in any order.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport isnan, floor, INFINITY
 
 from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
-from frcli._ext._criterion cimport (MODE_SPARSE01, MODE_MISSING, stats_alloc, stats_free,
-                                    stats_clear, stats_copy, stats_sub, stats_iadd, stats_add_row,
-                                    stats_A2, gain, sparse_move)
+from frcli._ext._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
+                                    stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
+                                    stats_add_row, stats_A2, gain, add_dense, gain_dense,
+                                    move_sparse)
+from frcli._ext._presort cimport presort_gather
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
@@ -48,11 +60,12 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
             mc = ncat[f]
     sp.max_ncat = mc
     sp.features = <int32_t*>malloc(F * sizeof(int32_t) + 1)
+    sp.TT = <double*>malloc((K + 1) * sizeof(double))
     sp.cat = <Stats*>calloc(mc, sizeof(Stats))
     sp.cur_cats = <uint8_t*>calloc(mc, 1)
     sp.best_cats = <uint8_t*>calloc(mc, 1)
     sp.try_cats = <uint8_t*>calloc(mc, 1)
-    if (sp.features == NULL or sp.cat == NULL or sp.cur_cats == NULL or sp.best_cats == NULL
+    if (sp.features == NULL or sp.TT == NULL or sp.cat == NULL or sp.cur_cats == NULL or sp.best_cats == NULL
             or sp.try_cats == NULL):
         return -1
     for f in range(F):
@@ -82,6 +95,10 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.Xf)
     free(sp.pos)
     free(sp.mpos)
+    free(sp.srow)
+    free(sp.sw)
+    free(sp.TT)
+    free(sp.stamp)
     free(sp.cur_cats)
     free(sp.best_cats)
     free(sp.try_cats)
@@ -162,16 +179,31 @@ cdef inline bint _better(const SplitRecord* best, double h) noexcept nogil:
     return h > best.h + TIE_DELTA
 
 
+cdef inline void _move(Splitter* sp, const Stats* T, intp_t row, double w,
+                       double* A2O) noexcept nogil:
+    """Move one row to the sweep's moving side sp.mov."""
+    cdef const ClusterData* cd = sp.cd
+    if cd.mode == MODE_COMPLETE:
+        add_dense(&sp.mov, cd.C + row * cd.K, cd.K, w)
+    elif cd.mode == MODE_SPARSE01:
+        move_sparse(&sp.mov, T, cd, row, w, A2O)
+    else:
+        stats_add_row(&sp.mov, cd, row, w, True)
+
+
 cdef inline bint _try_cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
-                          bint sparse, double A2O, double A2T, double lo, double hi,
+                          double A2O, double A2T, double lo, double hi,
                           bint moving_left) noexcept nogil:
     """Score the threshold between lo and hi with sp.mov holding the moving side; False when
     the other side has fallen below min_leaf (the sweep stops)."""
     cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, h
+    cdef int mode = sp.cd.mode
     if WO < sp.min_leaf:
         return False
     if WM >= sp.min_leaf:
-        if sparse:
+        if mode == MODE_COMPLETE:
+            h = gain_dense(&sp.mov, T, sp.cd.a, sp.TT, sp.cd.K)
+        elif mode == MODE_SPARSE01:
             h = sp.mov.A2 / WM + A2O / WO - A2T / T.W
         else:
             h = gain(&sp.mov, T, sp.cd, sp.est, NULL)
@@ -215,16 +247,26 @@ cdef void _clus_tie_order(Splitter* sp, const double* wt, intp_t m, intp_t r0) n
 
 cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    """The best threshold of f: the node's known values in ascending order (from the
+    presorted lists when they hold no tie, or gathered and sorted here), then one sweep."""
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t m, nm, j, r0, p
-    cdef Stats* T
+    cdef intp_t m = -1, nm = 0, j, r0, c
+    cdef const Stats* T
     cdef double A2T = 0.0, A2O = 0.0
-    cdef bint sparse = cd.mode == MODE_SPARSE01, second = cd.mode == MODE_MISSING
     cdef double* Xf = sp.Xf
-    m = _gather(sp, idx, start, end, f, &nm)
-    if m < 2:
-        return
-    sort_by_value(Xf, sp.pos, m)
+    cdef const int32_t* rows = sp.srow
+    cdef const double* ws = sp.sw
+    cdef bint from_lists = False
+    if sp.ps != NULL and sp.ps_node:
+        m = presort_gather(sp.ps, f, start, end, sp.Xt + f * sp.n, Xf, sp.srow, sp.sw)
+        if m >= 0 and m < 2:
+            return
+        from_lists = m >= 0
+    if m < 0:
+        m = _gather(sp, idx, start, end, f, &nm)
+        if m < 2:
+            return
+        sort_by_value(Xf, sp.pos, m)
     if Xf[0] >= Xf[m - 1]:
         return
     T = _corrected_total(sp, idx, wt, nm)
@@ -233,22 +275,25 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     r0 = 1
     while Xf[r0] == Xf[0]:
         r0 += 1
-    _clus_tie_order(sp, wt, m, r0)
+    if not from_lists:
+        _clus_tie_order(sp, wt, m, r0)
+        for j in range(r0, m):       # the sweep stops at the run of the minimum
+            sp.srow[j] = idx[sp.pos[j]]
+            sp.sw[j] = wt[sp.pos[j]]
     stats_clear(&sp.mov, cd.K)
-    if sparse:
+    if cd.mode == MODE_SPARSE01:
         A2T = stats_A2(T, cd)
         A2O = A2T
+    elif cd.mode == MODE_COMPLETE:
+        for c in range(cd.K):
+            sp.TT[c] = T.s1[c] * T.s1[c] / T.W
     # sweep downwards (moving side = right, CLUS's "yes" branch), as CLUS does: with the
     # tie rule the order of the candidates decides near-ties; stop at the run of the minimum
     j = m - 1
     while j >= r0:
-        p = sp.pos[j]
-        if sparse:
-            sparse_move(&sp.mov, T, cd, idx[p], wt[p], &A2O)
-        else:
-            stats_add_row(&sp.mov, cd, idx[p], wt[p], second)
+        _move(sp, T, rows[j], ws[j], &A2O)
         if Xf[j - 1] < Xf[j]:
-            if not _try_cut(sp, T, best, f, sparse, A2O, A2T, Xf[j - 1], Xf[j], False):
+            if not _try_cut(sp, T, best, f, A2O, A2T, Xf[j - 1], Xf[j], False):
                 break
         j -= 1
 
@@ -275,34 +320,96 @@ cdef intp_t _category_stats(Splitter* sp, const int32_t* idx, const double* wt, 
     return present
 
 
+cdef intp_t _category_stats_sparse(Splitter* sp, const int32_t* idx, const double* wt,
+                                   intp_t start, intp_t end, intp_t f) noexcept nogil:
+    """_category_stats in the sparse 0/1 mode for a feature without missing values, on a node
+    whose weights are the bag counts: only rows off the feature's most common value d are
+    added (from the feature's list of such rows when shorter than the node), and d's
+    statistics are the node's minus the others'. Every sum is a sum of integer counts, so
+    this is exactly what adding d's rows gives (bibtex, delicious: a few % non-zeros)."""
+    cdef const ClusterData* cd = sp.cd
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef intp_t k = sp.ncat[f], d = sp.nd_default[f], K = cd.K, v, p, c, present = 0
+    cdef int64_t j, lo = sp.nd_ptr[f], hi = sp.nd_ptr[f + 1], q
+    cdef int32_t r
+    cdef double w
+    cdef Stats* st
+    cdef Stats* sd = &sp.cat[d]
+    for v in range(k):
+        sp.cat[v].W = 0.0
+        memset(sp.cat[v].s1, 0, K * sizeof(double))
+    if hi - lo < end - start:
+        if not sp.stamped:
+            for p in range(start, end):
+                sp.stamp[idx[p]] = <int32_t>sp.node_id
+            sp.stamped = True
+        for j in range(lo, hi):
+            r = sp.nd_rows[j]
+            if sp.stamp[r] == sp.node_id:
+                st = &sp.cat[<intp_t>col[r]]
+                w = <double>sp.counts[r]
+                st.W += w
+                for q in range(cd.indptr[r], cd.indptr[r + 1]):
+                    st.s1[cd.indices[q]] += w
+    else:
+        for p in range(start, end):
+            r = idx[p]
+            v = <intp_t>col[r]
+            if v != d:
+                st = &sp.cat[v]
+                w = wt[p]
+                st.W += w
+                for q in range(cd.indptr[r], cd.indptr[r + 1]):
+                    st.s1[cd.indices[q]] += w
+    sd.W = sp.tot.W
+    memcpy(sd.s1, sp.tot.s1, K * sizeof(double))
+    for v in range(k):
+        if v != d and sp.cat[v].W > 0.0:
+            sd.W -= sp.cat[v].W
+            for c in range(K):
+                sd.s1[c] -= sp.cat[v].s1[c]
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            present += 1
+    return present
+
+
+cdef inline intp_t _categories(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                               intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
+    if sp.nd_ptr != NULL and sp.exact_w and sp.nd_default[f] >= 0:
+        nm_out[0] = 0
+        return _category_stats_sparse(sp, idx, wt, start, end, f)
+    return _category_stats(sp, idx, wt, start, end, f, nm_out)
+
+
 cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     cdef const ClusterData* cd = sp.cd
     cdef intp_t k = sp.ncat[f], v, rv, nA = 0, nm, present
     cdef Stats* T
     cdef double h, rb, fbest = -INFINITY, WS, WO, ml = sp.min_leaf
-    present = _category_stats(sp, idx, wt, start, end, f, &nm)
+    present = _categories(sp, idx, wt, start, end, f, &nm)
     if present < 2:
         return
     T = _corrected_total(sp, idx, wt, nm)
     if T.W < 2.0 * ml:
         return
-    stats_clear(&sp.cur, cd.K)
     memset(sp.cur_cats, 0, k)
     if present == 2:        # the single test "x = first value" (greedy would mirror it)
         for v in range(k):
             if sp.cat[v].W > 0.0:
                 break
-        stats_iadd(&sp.cur, &sp.cat[v], cd.K)
         sp.cur_cats[v] = 1
-        WS = sp.cur.W
+        WS = sp.cat[v].W
         if WS < ml or T.W - WS < ml:
             return
-        h = gain(&sp.cur, T, cd, sp.est, NULL)
+        # the value's own statistics (0 + x = x: the same h as its copy)
+        h = gain(&sp.cat[v], T, cd, sp.est, NULL)
         if _better(best, h):
             _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
             memcpy(sp.best_cats, sp.cur_cats, k)
         return
+    stats_clear(&sp.cur, cd.K)
     while True:
         rb = -INFINITY
         rv = -1
@@ -374,7 +481,7 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
     cdef Stats* T
     cdef double h, ml = sp.min_leaf
     cdef bint ok = False
-    present = _category_stats(sp, idx, wt, start, end, f, &nm)
+    present = _categories(sp, idx, wt, start, end, f, &nm)
     if present < 2:
         return
     T = _corrected_total(sp, idx, wt, nm)
@@ -442,7 +549,9 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     cdef intp_t m = end - start, i, f, nf = sp.max_features
     if (grow(<void**>&sp.Xf, &sp.cap, m, sizeof(double)) != 0
             or grow(<void**>&sp.pos, &sp.cap_pos, m, sizeof(int32_t)) != 0
-            or grow(<void**>&sp.mpos, &sp.cap_mpos, m, sizeof(int32_t)) != 0):
+            or grow(<void**>&sp.mpos, &sp.cap_mpos, m, sizeof(int32_t)) != 0
+            or grow(<void**>&sp.srow, &sp.cap_srow, m, sizeof(int32_t)) != 0
+            or grow(<void**>&sp.sw, &sp.cap_sw, m, sizeof(double)) != 0):
         return -1
     best.feature = -1
     best.h = 0.0

@@ -24,6 +24,7 @@ from frcli._ext._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_allo
                                     gain, node_estimates, prototype)
 from frcli._ext._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free)
+from frcli._ext._presort cimport presort_partition
 
 cnp.import_array()
 
@@ -37,6 +38,9 @@ cdef struct StackRec:
     intp_t parent
     intp_t depth
     int is_left
+    int ps_ok               # the presorted lists hold this node's rows sorted
+    int has_tot             # the node's statistics were kept from its parent's split
+    int exact_w             # no row of the node is a missing-value copy (weights = bag counts)
 
 
 cdef void tree_free(TreeData* t) noexcept nogil:
@@ -119,9 +123,29 @@ cdef struct BuildBuf:
     intp_t cap_pool
     double* node_est        # 4K: node estimates, node prototype, parent estimates, prototype
     double* colbuf
+    uint8_t* side           # per row of the node being split: test_side's answer
+    intp_t cap_side
+    double* spool           # per stack slot: the node's statistics (W, A2, s1, s2, nk)
+    intp_t cap_spool
     Stats L
     Stats R
     Stats Tc
+
+
+cdef inline void _stats_save(double* dst, const Stats* s, intp_t K) noexcept nogil:
+    dst[0] = s.W
+    dst[1] = s.A2
+    memcpy(dst + 2, s.s1, K * sizeof(double))
+    memcpy(dst + 2 + K, s.s2, K * sizeof(double))
+    memcpy(dst + 2 + 2 * K, s.nk, K * sizeof(double))
+
+
+cdef inline void _stats_load(Stats* s, const double* src, intp_t K) noexcept nogil:
+    s.W = src[0]
+    s.A2 = src[1]
+    memcpy(s.s1, src + 2, K * sizeof(double))
+    memcpy(s.s2, src + 2 + K, K * sizeof(double))
+    memcpy(s.nk, src + 2 + 2 * K, K * sizeof(double))
 
 
 cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
@@ -146,6 +170,8 @@ cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double
     free(b.pool)
     free(b.node_est)
     free(b.colbuf)
+    free(b.side)
+    free(b.spool)
     stats_free(&b.L)
     stats_free(&b.R)
     stats_free(&b.Tc)
@@ -164,9 +190,9 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef double* par_proto
     cdef StackRec rec
     cdef SplitRecord best
-    cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k
+    cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k, SW = 3 * K + 2
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol
-    cdef int side
+    cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
     t.K = K
     t.ncat = sp.ncat
@@ -192,6 +218,9 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     b.stack[0].parent = -1
     b.stack[0].depth = 0
     b.stack[0].is_left = 0
+    b.stack[0].ps_ok = 1
+    b.stack[0].has_tot = 0
+    b.stack[0].exact_w = 1
     memcpy(b.pool, est0, K * sizeof(double))
     memset(b.pool + K, 0, K * sizeof(double))
     n_stack = 1
@@ -203,14 +232,19 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         m = e - s
         memcpy(par_est, b.pool + n_stack * 2 * K, 2 * K * sizeof(double))
         # node statistics, estimates and prototype
-        stats_clear(&sp.tot, K)
-        for p in range(s, e):
-            stats_add_row(&sp.tot, cd, b.idx[p], b.wt[p], True)
+        # (the parent's L or R when no row was copied: the same rows, summed in the same order)
+        if rec.has_tot:
+            _stats_load(&sp.tot, b.spool + n_stack * SW, K)
+        else:
+            stats_clear(&sp.tot, K)
+            for p in range(s, e):
+                stats_add_row(&sp.tot, cd, b.idx[p], b.wt[p], True)
         if missing_mode:
             node_estimates(&sp.tot, cd, par_est, node_est)
         else:
             memcpy(node_est, est0, K * sizeof(double))
         sp.est = node_est
+        sp.ps_node = rec.ps_ok
         prototype(&sp.tot, cd, par_proto, node_proto)
         W = sp.tot.W
         Q = stats_Q(&sp.tot, cd, node_est)
@@ -222,6 +256,9 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         tol = REL_TOL * q_scale * W
         leaf = W < 2.0 * sp.min_leaf or Q <= tol
         if not leaf:
+            sp.node_id = node
+            sp.stamped = False
+            sp.exact_w = rec.exact_w
             if node_split(sp, b.idx, b.wt, s, e, &best):
                 return -1
             leaf = best.feature < 0
@@ -229,10 +266,13 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         if not leaf:
             f = best.feature
             # exact statistics of the chosen test: h*, per-column shares, branch weights
+            if grow(<void**>&b.side, &b.cap_side, m, 1):
+                return -1
             stats_clear(&b.L, K)
             stats_clear(&b.R, K)
             for p in range(s, e):
                 side = test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]])
+                b.side[p - s] = <uint8_t>side
                 if side == 0:
                     stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
                 elif side == 1:
@@ -280,14 +320,24 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                     pt_acc[col_group[c] * F + f] += b.colbuf[c]
         # partition into [right child | left child], each keeping the node's row order (as
         # CLUS's applyWeighted does), rows with the value missing in both with the shares
-        if (grow(<void**>&b.tidx, &b.cap_t, m + nmiss, sizeof(int32_t))
-                or grow(<void**>&b.twt, &b.cap_tw, m + nmiss, sizeof(double))
+        if (grow(<void**>&b.tidx, &b.cap_t, m + nmiss + 1, sizeof(int32_t))
+                or grow(<void**>&b.twt, &b.cap_tw, m + nmiss + 1, sizeof(double))
                 or grow(<void**>&b.idx, &b.cap_idx, e + nmiss, sizeof(int32_t))
                 or grow(<void**>&b.wt, &b.cap_wt, e + nmiss, sizeof(double))):
             return -1
         q = 0
-        for p in range(s, e):
-            side = test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]])
+        if nmiss == 0:      # branch-free (the sides are unpredictable): right rows, then left
+            for p in range(s, e):
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p]
+                q += b.side[p - s]
+            nr = q
+            for p in range(s, e):
+                b.tidx[q] = b.idx[p]
+                b.twt[q] = b.wt[p]
+                q += 1 - b.side[p - s]
+        for p in range(s, e if nmiss > 0 else s):
+            side = b.side[p - s]
             if side == 1:
                 b.tidx[q] = b.idx[p]
                 b.twt[q] = b.wt[p]
@@ -296,9 +346,10 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 b.tidx[q] = b.idx[p]
                 b.twt[q] = b.wt[p] * pr
                 q += 1
-        nr = q - nmiss              # the right child is [s, s + nr + nmiss)
-        for p in range(s, e):
-            side = test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]])
+        if nmiss > 0:
+            nr = q - nmiss          # the right child is [s, s + nr + nmiss)
+        for p in range(s, e if nmiss > 0 else s):
+            side = b.side[p - s]
             if side == 0:
                 b.tidx[q] = b.idx[p]
                 b.twt[q] = b.wt[p]
@@ -309,14 +360,27 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 q += 1
         memcpy(b.idx + s, b.tidx, (m + nmiss) * sizeof(int32_t))
         memcpy(b.wt + s, b.twt, (m + nmiss) * sizeof(double))
+        # the presorted lists follow the buffer while nodes are large (no missing values here)
+        ps_child = 0
+        if sp.ps != NULL and rec.ps_ok and nmiss == 0 and m >= sp.ps.min_rows:
+            for p in range(s, e):
+                sp.ps.right[b.idx[p]] = p < s + nr
+            presort_partition(sp.ps, s, e)
+            ps_child = 1
         if (grow(<void**>&b.stack, &b.cap_stack, n_stack + 2, sizeof(StackRec))
-                or grow(<void**>&b.pool, &b.cap_pool, (n_stack + 2) * 2 * K + 1, sizeof(double))):
+                or grow(<void**>&b.pool, &b.cap_pool, (n_stack + 2) * 2 * K + 1, sizeof(double))
+                or grow(<void**>&b.spool, &b.cap_spool, (n_stack + 2) * SW, sizeof(double))):
             return -1
         b.stack[n_stack].start = s
         b.stack[n_stack].end = s + nr + nmiss
         b.stack[n_stack].parent = node
         b.stack[n_stack].depth = rec.depth + 1
         b.stack[n_stack].is_left = 0
+        b.stack[n_stack].ps_ok = ps_child
+        b.stack[n_stack].has_tot = nmiss == 0
+        b.stack[n_stack].exact_w = rec.exact_w and nmiss == 0
+        if nmiss == 0:
+            _stats_save(b.spool + n_stack * SW, &b.R, K)
         memcpy(b.pool + n_stack * 2 * K, node_est, 2 * K * sizeof(double))
         n_stack += 1
         b.stack[n_stack].start = s + nr + nmiss
@@ -324,6 +388,11 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         b.stack[n_stack].parent = node
         b.stack[n_stack].depth = rec.depth + 1
         b.stack[n_stack].is_left = 1
+        b.stack[n_stack].ps_ok = ps_child
+        b.stack[n_stack].has_tot = nmiss == 0
+        b.stack[n_stack].exact_w = rec.exact_w and nmiss == 0
+        if nmiss == 0:
+            _stats_save(b.spool + n_stack * SW, &b.L, K)
         memcpy(b.pool + n_stack * 2 * K, node_est, 2 * K * sizeof(double))
         n_stack += 1
     return 0

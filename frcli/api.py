@@ -101,6 +101,45 @@ def rank_all(data: Any, method: str, *, seed: int = 0, jobs: int = 1,
     return get_ranker(method).rank(dataset, params, seed=seed, jobs=jobs)
 
 
+def rank_methods(data: Any, methods: Sequence[str], *, seed: int = 0, jobs: int = 1,
+                 targets: str | None = None, labels: str | None = None,
+                 task: str | None = None, hierarchy: str | None = None,
+                 semi_supervised: bool | None = None, **params: Any) -> list[Ranking]:
+    """The rankings of several methods, in the order given (each with its whole grid).
+
+    Each method gets the parameters it declares (``symbolic_weight`` goes to Symbolic only);
+    a parameter no method declares is an error. Ensemble scores of the same ensemble, data,
+    parameters and seed come from one forest, grown once (as in CLUS, which writes its
+    Symbolic, Genie3 and RF-score rankings from one run): RF-score methods run first, so the
+    forest they grow, which has every score, serves the others.
+    """
+    from frcli.rankers.ensemble import shared_forests
+
+    names = [m.strip().lower() for m in methods]
+    if not names or any(not m for m in names):
+        raise ConfigError("--method: give one or more methods separated by commas")
+    dup = sorted({m for m in names if names.count(m) > 1})
+    if dup:
+        raise ConfigError(f"method {dup[0]!r} is given twice")
+    dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy,
+                          semi_supervised=semi_supervised)
+    rankers = [get_ranker(m) for m in names]
+    known = set().union(*(r.param_spec() for r in rankers))
+    unknown = [k for k in params if k not in known]
+    if unknown:
+        raise ConfigError(f"unknown parameter '{unknown[0]}' for methods "
+                          f"{', '.join(names)}; allowed: {', '.join(sorted(known))}")
+    own = [{k: v for k, v in params.items() if k in r.param_spec()} for r in rankers]
+    for r, p in zip(rankers, own):          # every check before any work
+        r.validate(dataset, p)
+    order = sorted(range(len(names)), key=lambda i: getattr(rankers[i], "score", "") != "rf")
+    results: dict[int, list[Ranking]] = {}
+    with shared_forests():
+        for i in order:
+            results[i] = rankers[i].rank(dataset, own[i], seed=seed, jobs=jobs)
+    return [r for i in range(len(names)) for r in results[i]]
+
+
 def rank(data: Any, method: str = "uniform", **kwargs: Any) -> Ranking:
     """One ranking of ``data`` (path, Dataset or (X, Y)) by ``method`` with ``params``.
 

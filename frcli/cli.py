@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from frcli.commands import datasets, experiment, rank, results, stats
+from frcli.commands import datasets, experiment, rank, report, results, stats, tree
 
 app = typer.Typer(
     name="frcli",
@@ -26,6 +26,8 @@ datasets.register(app)
 experiment.register(app)
 results.register(app)
 stats.register(app)
+report.register(app)
+tree.register(app)
 
 
 def _show_version(value: bool) -> None:
@@ -167,21 +169,23 @@ def _flag_value_hint(e: Exception, argv: list[str] | None) -> str:
 
 
 def _click_exception_types() -> tuple[tuple, tuple, tuple]:
-    """(exit, usage error, abort) classes of click and of the copy typer >= 0.20 vendors as
-    ``typer._click`` (its exceptions are not click's, so both must be recognised)."""
-    import click
+    """(exit, usage error, abort) classes of the click that typer uses: its own copy
+    ``typer._click`` (typer >= 0.20, which no longer depends on click) or, in older typers,
+    click itself. click is not a dependency of frcli, so it is imported only when typer has no
+    copy of its own (it may be absent: a plain ``pip install .`` does not bring it)."""
+    import importlib
 
-    exits, usage, aborts = [click.exceptions.Exit, typer.Exit], [click.ClickException], \
-        [click.exceptions.Abort, typer.Abort]
-    try:
-        from typer._click import exceptions as tex
-    except ImportError:  # an older typer that uses click itself
-        pass
-    else:
-        usage.append(tex.ClickException)
-        for name, into in (("Exit", exits), ("Abort", aborts)):
-            if hasattr(tex, name):
-                into.append(getattr(tex, name))
+    exits, usage, aborts = [typer.Exit], [], [typer.Abort]
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        usage.append(mod.ClickException)
+        for cls, into in (("Exit", exits), ("Abort", aborts)):
+            if hasattr(mod, cls):
+                into.append(getattr(mod, cls))
+        break                      # typer uses its copy when it has one, never both
     return tuple(exits), tuple(usage), tuple(aborts)
 
 

@@ -5,7 +5,6 @@ returning text, so the CLI, the API and tests share them.
 """
 from __future__ import annotations
 
-import json
 import math
 from typing import Sequence
 
@@ -38,7 +37,9 @@ def to_json(rankings: Sequence[Ranking]) -> str:
     """One object (a single ranking) or ``{"rankings": [...]}`` for a grid."""
     docs = [r.to_dict() for r in rankings]
     payload = docs[0] if len(docs) == 1 else {"rankings": docs}
-    return json.dumps(payload, indent=2, default=_json_default) + "\n"
+    from frcli.jsonio import dumps    # NaN/inf as null: the output stays JSON
+
+    return dumps(payload, indent=2, default=_json_default) + "\n"
 
 
 def _json_default(o):
@@ -165,22 +166,35 @@ def to_fimp(rankings: Sequence[Ranking], dataset_name: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
+def by_method(rankings: Sequence[Ranking]) -> list[tuple[str, list[Ranking]]]:
+    """The rankings grouped by method, in order of first appearance."""
+    groups: dict[str, list[Ranking]] = {}
+    for r in rankings:
+        groups.setdefault(r.method, []).append(r)
+    return list(groups.items())
+
+
 def render(rankings: Sequence[Ranking], fmt: str, *, which: int | None = 0,
            dataset_name: str = "") -> str:
-    """Text of ``rankings`` in ``fmt``; table/csv show ranking ``which`` (None = all)."""
+    """Text of ``rankings`` in ``fmt``; table/csv show ranking ``which`` (None = all).
+    Rankings of several methods: one .fimp block per method (CLUS writes one file each),
+    and a ``method`` column in the CSV."""
     if fmt == "json":
         return to_json(rankings if which is None else [rankings[which]])
     if fmt == "fimp":
-        return to_fimp(rankings if which is None else [rankings[which]], dataset_name)
+        chosen = rankings if which is None else [rankings[which]]
+        return "\n".join(to_fimp(g, dataset_name) for _, g in by_method(chosen))
     chosen = rankings if which is None else [rankings[which]]
     if fmt == "csv":
         if len(chosen) == 1:
             return to_csv(chosen[0])
-        # a grid as one tidy CSV: the parameters as leading columns
-        keys = list(chosen[0].params)
-        lines = [",".join(keys + ["feature", "importance", "rank"])]
+        # a grid as one tidy CSV: the method (if several) and parameters as leading columns
+        several = len(by_method(chosen)) > 1
+        keys = list(dict.fromkeys(k for r in chosen for k in r.params))
+        lines = [",".join((["method"] if several else []) + keys
+                          + ["feature", "importance", "rank"])]
         for r in chosen:
-            pv = [str(r.params[k]) for k in keys]
+            pv = ([r.method] if several else []) + [str(r.params.get(k, "")) for k in keys]
             for name, imp, rk in zip(r.feature_names, r.importances, r.ranks()):
                 lines.append(",".join(pv + [_csv_field(name), _fmt(imp), str(rk)]))
         return "\n".join(lines) + "\n"

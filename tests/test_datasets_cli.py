@@ -51,8 +51,10 @@ def test_info_errors(capsys, tmp_path):
     bad.write_text("@relation r\n@attribute a numeric\n@data\nx\n")
     assert main(["datasets", "info", str(bad), "--task", "unsupervised"]) == 2
     assert f"{bad}:4: bad number 'x'" in capsys.readouterr().err
-    assert main(["datasets", "info", "synth-mtr", "--targets", "1"]) == 2
-    assert "apply to a file" in capsys.readouterr().err
+    assert main(["datasets", "info", "synth-mtr", "--targets", "nope"]) == 2  # an override
+    assert "unknown target attribute 'nope'" in capsys.readouterr().err
+    assert main(["datasets", "info", "synth-mtr", "--targets", "1", "--json"]) == 0
+    assert '"task": "regression"' in capsys.readouterr().out
     assert main(["datasets", "info", str(f)]) == 0  # no targets: described as unsupervised
     captured = capsys.readouterr()
     assert "unsupervised" in captured.out and "features  15 (13 numeric" in captured.out

@@ -41,7 +41,7 @@ def test_valid_config_and_plan(tmp_path):
     (base(rankers=[{"method": "uniform", "params": {"trees": 3}}]), ["trees", "uniform"]),
     (base(evaluation={"measures": ["rmse"]}), ["rmse", "rrmse"]),
     (base(evaluation={"measures": ["pooled_auprc"]}), ["pooled_auprc", "rrmse"]),
-    (base(evaluation={"knn": 0}), ["evaluation.knn", ">= 1"]),
+    (base(evaluation={"knn": 0}), ["evaluation.knn", "1..1000000000"]),
     (base(protocol={"type": "given"}), ["given", "test file"]),
     ({"datasets": []}, ["name"]),
     (base(rankers=["uniform", "uniform"]), ["repeats"]),

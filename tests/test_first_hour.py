@@ -68,6 +68,11 @@ def test_misspelled_method_gets_did_you_mean(capsys, given, meant):
     assert f"did you mean {meant}" in line
 
 
+def test_misspelled_parameter_gets_did_you_mean(capsys):
+    line = _err_line(capsys, main(["rank", "synth-mtr", "-m", "relief", "-p", "neighbors=5"]))
+    assert "did you mean 'neighbours'" in line
+
+
 def test_catalog_name_accepts_overrides(capsys):
     assert main(["rank", "synth-mtr", "--targets", "last:1", "--method", "relief",
                  "--format", "json"]) == 0
@@ -128,7 +133,7 @@ def test_rank_header_is_the_full_label_and_never_cut(capsys):
     assert main(["rank", "synth-mtr", "--method", "genie3-rf", "-p", "trees=5"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert head == ("# genie3-rf(trees=5, max_features=sqrt, min_leaf=2, bootstrap=true, "
-                    "w=auto, w0=0.75)")
+                    "w=auto, w0=0.75, ties=first, genie3_scale=normalised)")
     assert main(["rank", "synth-mtr", "--method", "relief"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert len(head) > 80 and head.endswith("influence_near=1)")
@@ -341,3 +346,16 @@ def test_heatmap_labels_missing_cells():
     fig = heatmap_from_frame(pd.DataFrame(rows), measure="rrmse", lower_is_better=True)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts.count("n/a") == 1
+
+
+def test_long_method_names_are_never_cut(tmp_path, capsys):
+    names = [f"a-rather-long-method-name-that-ends-in-a-distinct-suffix-{i}" for i in range(4)]
+    rng = np.random.default_rng(1)
+    lines = ["dataset," + ",".join(names)]
+    lines += [f"d{i}," + ",".join(f"{v:.4f}" for v in rng.random(4)) for i in range(12)]
+    p = tmp_path / "m.csv"
+    p.write_text("\n".join(lines) + "\n")
+    assert main(["stats", str(p), "--measure", "rrmse"]) == 0
+    out = capsys.readouterr().out
+    pairs = [ln for ln in out.splitlines() if ln.count("distinct-suffix-") == 2]
+    assert len(pairs) == 6 and "…" not in out                 # every pair, names whole

@@ -140,7 +140,7 @@ DATASETS_CASES = [
     (["info", "nosuchset"], ["'nosuchset'", "datasets list"]),
     (["info", "trunc.arff", "--targets", "last:1"], ["trunc.arff:7"]),
     (["info", "ok.arff", "--labels", "adir.arff"], ["adir.arff", "directory"]),
-    (["info", "synth-mtr", "--targets", "last:1"], ["catalog"]),
+    (["info", "synth-mtr", "--targets", "nope"], ["'nope'"]),
     (["list", "--group", "zz"], ["'zz'", "allowed"]),
     (["fetch"], ["--all"]),
     (["fetch", "nosuchset", "--mirror", "http://127.0.0.1:1"], ["'nosuchset'"]),

@@ -44,7 +44,7 @@ def kernel_progress(enabled: bool | None):
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                           console=Console(stderr=True), transient=True) as bar:
-                tid = bar.add_task("starting", total=None)
+                tid = bar.add_task("ranking", total=None)   # until a kernel announces its work
                 while True:
                     stopped = stop.wait(0.1)
                     if counter.expected:

@@ -1,11 +1,12 @@
 """`frcli datasets`: list the catalog, describe a data file or set, fetch, make synthetic sets."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 import typer
+
+from frcli.jsonio import dumps
 
 datasets_app = typer.Typer(
     help="Data sets: the catalog (list), a file's summary (info), downloads (fetch) and the "
@@ -52,7 +53,7 @@ def list_cmd(
                       "hierarchy": e.hierarchy, "split": e.split.get("kind"),
                       "available": e.available(roots), "source": e.source})
     if as_json:
-        typer.echo(json.dumps(items, indent=1))
+        typer.echo(dumps(items, indent=1))
         return
     rows = [[i["name"], i["group"], i["task"] + (f" ({i['hierarchy']})" if i["hierarchy"] else ""),
              "" if i["examples"] in (None, (None, None)) else i["examples"],
@@ -164,13 +165,11 @@ def info_cmd(
                               "(use --targets or --labels)")
             extra = {}
         else:
-            if any(v is not None for v in (targets, labels, hierarchy, task, nominal)):
-                from frcli.errors import UserError
-
-                raise UserError("--targets/--labels/--hierarchy/--task/--nominal apply to a "
-                                "file, not to a catalog name (the catalog fixes them)")
-            entry = C.get(data)
-            ds, splits = C.load_with_splits(data, semi_supervised=True)
+            entry = C.get(data)   # the options override the catalog entry's choices
+            ds, splits = C.load_with_splits(
+                data, semi_supervised=True, targets=targets,
+                labels=str(labels) if labels else None, hierarchy=hierarchy, task=task,
+                nominal=[s.strip() for s in nominal.split(",")] if nominal else None)
             extra = {"split": entry.split.get("kind")}
             if entry.split.get("kind") == "given":
                 extra.update(train=len(splits[0][0]), test=len(splits[0][1]))
@@ -180,7 +179,7 @@ def info_cmd(
     notes = sorted({str(w.message) for w in caught})
     if as_json:
         info["warnings"] = notes
-        typer.echo(json.dumps(info, indent=1))
+        typer.echo(dumps(info, indent=1))
         return
     _print_info(info)
     for n in notes:

@@ -41,16 +41,16 @@ def register(app: typer.Typer) -> None:
         from frcli.errors import UserError
         from frcli.experiment.config import load_config
         from frcli.experiment.executor import run_experiment, summary_table
-        from frcli.experiment.plan import make_plan
+        from frcli.experiment.plan import build_plan
 
         cfg = load_config(config)
         console = make_console()
         if dry_run:
             from frcli.experiment.executor import preflight
 
-            plan = make_plan(cfg)
+            plan = build_plan(cfg)          # counted, not built: instant for large plans
             preflight(cfg)
-            runs = sum(len(t.params) for t in plan)
+            runs = plan.runs
             console.print(f"{cfg.name}: {len(cfg.datasets)} data set(s), "
                           f"{cfg.protocol.n_splits} split(s), {len(cfg.rankers)} ranker "
                           f"entr{'y' if len(cfg.rankers) == 1 else 'ies'}: {len(plan)} tasks, "

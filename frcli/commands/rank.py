@@ -35,7 +35,8 @@ def register(app: typer.Typer) -> None:
         method: str = typer.Option(
             "uniform", "--method", "-m",
             help="Ranking method: {symbolic|genie3|rf}-{rf|bagging|et}[-str], relief, "
-                 "relief-str, uniform, random (see --list-methods)."),
+                 "relief-str, uniform, random (see --list-methods); several separated by "
+                 "commas (genie3-rf,symbolic-rf,rf-rf: one forest, every ranking written)."),
         task: Optional[str] = typer.Option(
             None, "--task", help="Override the inferred task: classification, regression, "
                                  "mtr, mlc, hmlc or unsupervised."),
@@ -112,8 +113,15 @@ def register(app: typer.Typer) -> None:
         from frcli.commands import kernel_progress
 
         params = parse_param_options(param)
+        methods = method.split(",")
         with kernel_progress(progress):
-            rankings = rank_all(dataset, method, seed=seed, jobs=jobs, **params)
+            if len(methods) > 1:  # several methods: one forest per ensemble, every ranking
+                from frcli.api import rank_methods
+
+                rankings = rank_methods(dataset, methods, seed=seed, jobs=jobs, **params)
+                which = "all" if which == "0" else which
+            else:
+                rankings = rank_all(dataset, method, seed=seed, jobs=jobs, **params)
         if which == "all":
             index = None
         else:
@@ -124,6 +132,9 @@ def register(app: typer.Typer) -> None:
             if not 0 <= index < len(rankings):
                 raise ConfigError(f"--which {index} is out of range: the parameters give "
                                   f"{len(rankings)} ranking(s)")
+        if fmt == "fimp" and output is not None and index is None and len(methods) > 1:
+            _write_fimp_per_method(rankings, output, dataset.name)
+            return
         if index is not None and len(rankings) > 1:   # say the grid was computed, and where
             from frcli.rankers.labels import labels
 
@@ -138,6 +149,17 @@ def register(app: typer.Typer) -> None:
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(text)
             typer.echo(f"wrote {output}", err=True)
+
+
+def _write_fimp_per_method(rankings, output: Path, dataset_name: str) -> None:
+    """CLUS writes one .fimp per ranking method: ``OUT_<method>.fimp`` for each."""
+    from frcli.output import by_method, to_fimp
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    for method, group in by_method(rankings):
+        path = output.with_name(f"{output.stem}_{method}{output.suffix or '.fimp'}")
+        path.write_text(to_fimp(group, dataset_name))
+        typer.echo(f"wrote {path}", err=True)
 
 
 def _load(path: Path, options: dict):

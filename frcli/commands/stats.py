@@ -1,8 +1,10 @@
 """``frcli stats``: Friedman/Iman–Davenport, Nemenyi, Bonferroni–Dunn, Wilcoxon+BH over data sets.
 
-Only option parsing and rendering live here; the statistics are in ``frcli.stats.tests``, the
-tables in ``frcli.stats.table`` and the figures in ``frcli.stats.cd_diagram``/``plots``. Heavy
-imports stay inside the command so ``frcli --help`` starts fast.
+Only option parsing and rendering live here; the analyses are in ``frcli.stats.analysis``
+(shared with the experiment summary and ``frcli report``), the statistics in
+``frcli.stats.tests``, the tables in ``frcli.stats.table`` and the figures in
+``frcli.stats.cd_diagram``/``plots``. Heavy imports stay inside the command so
+``frcli --help`` starts fast.
 """
 from __future__ import annotations
 
@@ -12,7 +14,10 @@ from typing import List, Optional
 
 import typer
 
-PLOTS = ("cd", "heatmap", "curves")
+from frcli.stats.analysis import (analyse, cd_figures, markdown, parameter_figures,
+                                  rounding_note, summary_frame, title)
+
+PLOTS = ("cd", "heatmap", "curves", "simplex", "fuji", "time")
 
 
 def register(app: typer.Typer) -> None:
@@ -52,8 +57,19 @@ def register(app: typer.Typer) -> None:
             help="Direction of the measure (default: known from its name)."),
         plot: Optional[List[str]] = typer.Option(
             None, "--plot", help="cd (critical-difference diagram), heatmap (average rank "
-                                 "over a 2-parameter grid) or curves (measure over a numeric "
-                                 "parameter); written to --output (default: .)."),
+                                 "over a 2-parameter grid), curves (measure over a numeric "
+                                 "parameter), simplex (the --bayes posteriors), fuji (AUFUJI "
+                                 "of the rF1 curves) or time (ranking times); written to "
+                                 "--output (default: .)."),
+        bayes: Optional[str] = typer.Option(
+            None, "--bayes", help="Bayesian comparison on the per-split scores (baycomp): "
+                                  "hierarchical (needs pystan), signed-rank or correlated; "
+                                  "pairs with --control, else all pairs."),
+        rope: float = typer.Option(0.05, "--rope", help="Region of practical equivalence of "
+                                                       "--bayes (ReliefE paper: 0.05)."),
+        runs: Optional[int] = typer.Option(
+            None, "--runs", help="CV repetitions of the scores for --bayes (default: from "
+                                 "the result store's protocol, else 1)."),
         x: Optional[str] = typer.Option(None, "--x", help="Parameter on the x axis "
                                                           "(heatmap, curves)."),
         y: Optional[str] = typer.Option(None, "--y", help="Parameter on the y axis (heatmap)."),
@@ -72,15 +88,17 @@ def register(app: typer.Typer) -> None:
         """
         run(sources, measure=measure, methods=methods, datasets=datasets, group_by=group_by,
             round_spec=round_spec, alpha=alpha, control=control, correction=correction,
-            lower=lower, plot=plot, x=x, y=y, output=output, as_json=as_json)
+            lower=lower, plot=plot, x=x, y=y, output=output, as_json=as_json, bayes=bayes,
+            rope=rope, runs=runs)
 
 
 def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
         round_spec="none", alpha=0.05, control=None, correction="bh", lower=None, plot=None,
-        x=None, y=None, output=None, as_json=False) -> list:
+        x=None, y=None, output=None, as_json=False, bayes=None, rope=0.05, runs=None) -> list:
     """The command's body (also usable from Python); returns the Comparisons."""
-    import json
     import sys
+
+    from frcli.jsonio import dumps
 
     from frcli.errors import ConfigError, choices_error
     from frcli.stats.tests import CORRECTIONS
@@ -93,6 +111,12 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
     for p in plots:
         if p not in PLOTS:
             raise choices_error("--plot", p, PLOTS)
+    from frcli.stats import bayes as bs
+
+    if bayes is not None and bayes not in bs.TESTS:
+        raise choices_error("--bayes", bayes, bs.TESTS)
+    if "simplex" in plots and bayes is None:
+        raise ConfigError("--plot simplex draws the --bayes posteriors; add --bayes TEST")
     from frcli.stats import table as tb
 
     measures = _split(measure) or None
@@ -102,6 +126,13 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
     comps = analyse(df, measures, methods=methods, datasets=datasets, group_by=group_by,
                     round_spec=round_spec, alpha=alpha, control=control,
                     correction=correction, lower=lower, warn=warnings.append)
+    bayes_results = {}
+    if bayes is not None:
+        if runs is None:
+            found = {bs.runs_of_store(s) for s in sources}
+            runs = found.pop() if len(found) == 1 and None not in found else 1
+        bayes_results = bayes_comparisons(df, comps, bayes, rope=rope, runs=runs,
+                                          control=control)
 
     files: list[str] = []
     if output is not None or plots:
@@ -112,13 +143,24 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
             plots = ["cd"]
         # draw the heat maps/curves first: a bad --x/--y fails before any file is written
         figures = [(fig, str(out / f"{_stem(c)}_{p}"))
-                   for c, p, fig in parameter_figures(df, comps, [p for p in plots if p != "cd"],
-                                                      x=x, y=y, round_spec=round_spec)]
+                   for c, p, fig in parameter_figures(
+                       df, comps, [p for p in plots if p in ("heatmap", "curves")],
+                       x=x, y=y, round_spec=round_spec)]
+        figures += [(fig, str(out / f"{_stem(c)}_{name}"))
+                    for c, name, fig in reliefe_figures(df, comps, plots, bayes_results)]
         out.mkdir(parents=True, exist_ok=True)
         for c in comps:
             stem = out / _stem(c)
             if output is not None:
                 files += _write_tables(c, stem)
+                if c.meta.get("bayes"):
+                    import pandas as pd
+
+                    rows = [{k: v for k, v in q.items() if k != "per_dataset"}
+                            for q in c.meta["bayes"]]
+                    pd.DataFrame(rows).to_csv(f"{stem}_bayes.csv", index=False,
+                                              float_format="%.6g")
+                    files.append(f"{stem}_bayes.csv")
             if "cd" in plots:
                 files += _write_cd(c, stem)
         from frcli.stats.cd_diagram import save
@@ -133,7 +175,7 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
             obj["files"] = files
         if warnings:
             obj["warnings"] = warnings
-        sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+        sys.stdout.write(dumps(obj, indent=2) + "\n")
     else:
         for w in warnings:
             typer.echo(f"warning: {w}", err=True)
@@ -141,73 +183,69 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
     return comps
 
 
-def analyse(df, measures=None, *, methods=None, datasets=None, group_by=None,
-            round_spec="none", alpha=0.05, control=None, correction="bh", lower=None,
-            warn=None) -> list:
-    """Every analysis of a tidy frame (``frcli.stats.table``) as Comparisons, with their
-    ``meta`` (measure, group, experiment, rounding, per-data-set measures, sample-size notes).
-    Shared by ``frcli stats``, the experiment summary and ``frcli report``."""
-    from frcli.errors import ConfigError
-    from frcli.stats import table as tb
-    from frcli.stats.tests import compare, small_sample_notes
-
-    rounding, _ = tb.parse_round(round_spec)
-    tables = tb.select_tables(df, measures, methods=methods, datasets=datasets,
-                              group_by=group_by, round_spec=round_spec, lower=lower, warn=warn)
-    comps = []
-    for t in tables:
-        if control is not None and control not in t.methods:
-            raise ConfigError(f"unknown --control {control!r}; methods: " + ", ".join(t.methods))
-        lib = t.lower_is_better
-        if lib is None:  # a measure of unknown direction: --lower/--higher-is-better
-            lib = tb.lower_is_better(t.measure, lower)
-        c = compare(t.values, t.methods, t.datasets, lower_is_better=lib,
-                    alpha=alpha, control=control, correction=correction)
-        notes = small_sample_notes(len(t.datasets), alpha)
-        c.meta = {"measure": t.measure, **({"group": t.group} if t.group else {}),
-                  **({"experiment": t.experiment} if t.experiment else {}),
-                  "rounding": rounding, "dropped_datasets": t.dropped_datasets,
-                  "n_splits": t.n_splits,
-                  **({"measures": dict(zip(t.datasets, t.measures))} if t.mixed else {}),
-                  **({"notes": notes} if notes else {})}
-        if t.mixed:  # keep the measured values (the oriented ones were for ranking)
-            c.values = t.raw
-        if warn is not None:
-            where = "".join(f", {k} = {v}" for k, v in c.meta.get("group", {}).items())
-            where = (f"{t.experiment}: " if t.experiment else "") + t.measure + where
-            for n in notes:
-                warn(f"{where}: {n}")
-        comps.append(c)
-    return comps
-
-
-def parameter_figures(df, comps, kinds, *, x=None, y=None, round_spec="none") -> list:
-    """(comparison, kind, figure) for every heat map / curve plot asked for."""
-    if not kinds:
-        return []
-    from frcli.errors import ConfigError
-    from frcli.stats import plots as pl
+def _labelled_part(df, c):
+    """The tidy rows (times included, method labels added) of comparison ``c``'s experiment,
+    group, data sets and methods."""
     from frcli.stats import table as tb
 
     sub = tb.with_time_measures(df)
-    sub = sub.assign(label=tb.method_labels(sub))  # the labels the tables used
+    sub = sub.assign(label=tb.method_labels(sub))
+    if c.meta.get("experiment"):
+        sub = sub[sub["experiment"] == c.meta["experiment"]]
+    if c.meta.get("group"):
+        (gk, gv), = c.meta["group"].items()
+        sub = sub[sub[gk].astype(str) == str(gv)] if gk in sub.columns else sub
+    return sub[sub["dataset"].isin(c.datasets) & sub["label"].isin(c.methods)]
+
+
+def bayes_comparisons(df, comps, test, *, rope=0.05, runs=1, control=None) -> dict:
+    """Bayesian comparisons (``frcli.stats.bayes``) of every comparison's pairs (the control
+    against the others, or every pair); their dicts go to ``c.meta["bayes"]``. Returns
+    {id(c): [BayesResult]} for the plots."""
+    from frcli.errors import ConfigError
+    from frcli.stats import bayes as bs
+
+    out = {}
+    for c in comps:
+        if c.meta.get("measures"):
+            raise ConfigError(f"--bayes needs one measure, but {title(c)} ranks each data "
+                              "set by its own; choose one with --measure")
+        part = _labelled_part(df, c)
+        m = c.meta["measure"]
+        scores = bs.fold_scores(part, m, c.methods, c.datasets)
+        idx = {lab: i for i, lab in enumerate(c.methods)}
+        pairs = ([(control, o) for o in c.methods if o != control] if control is not None
+                 else [(a, b) for i, a in enumerate(c.methods) for b in c.methods[i + 1:]])
+        res = [bs.compare(scores[:, idx[a]], scores[:, idx[b]], a, b, test=test, rope=rope,
+                          runs=runs, lower_is_better=c.lower_is_better, datasets=c.datasets)
+               for a, b in pairs]
+        c.meta["bayes"] = [r.to_dict() for r in res]
+        out[id(c)] = res
+    return out
+
+
+def reliefe_figures(df, comps, kinds, bayes_results) -> list:
+    """(comparison, file-name part, figure) for --plot simplex, fuji and time."""
+    import re as _re
+
+    from frcli.stats import bayes as bs
+    from frcli.stats import fuji
+
     out = []
     for c in comps:
-        m = c.meta["measure"]
-        if c.meta.get("measures"):
-            raise ConfigError(f"--plot {kinds[0]} needs one measure, but {_title(c)} ranks "
-                              "each data set by its own; choose one with --measure")
-        part = sub[sub["measure"] == m]
-        if c.meta.get("experiment"):
-            part = part[part["experiment"] == c.meta["experiment"]]
-        if c.meta.get("group"):
-            (gk, gv), = c.meta["group"].items()
-            part = part[part[gk].astype(str) == str(gv)] if gk in part.columns else part
-        part = part[part["dataset"].isin(c.datasets) & part["label"].isin(c.methods)]
-        for p in kinds:
-            fn = pl.heatmap_from_frame if p == "heatmap" else pl.curves_from_frame
-            out.append((c, p, fn(part, measure=m, lower_is_better=c.lower_is_better, x=x,
-                                 y=y, round_spec=round_spec, title=_title(c))))
+        if "simplex" in kinds:
+            for r in bayes_results.get(id(c), []):
+                name = _re.sub(r"[^A-Za-z0-9_.-]+", "_", f"simplex_{r.a}_vs_{r.b}")
+                out.append((c, name, bs.simplex_figure(r)))
+        if "fuji" in kinds or "time" in kinds:
+            part = _labelled_part(df, c)
+        if "fuji" in kinds:
+            mat = fuji.aufuji_matrix(part, c.methods, c.datasets)
+            out.append((c, "fuji", fuji.heatmap_figure(mat, c.methods,
+                                                       f"AUFUJI of the rF1 curves, {title(c)}")))
+        if "time" in kinds:
+            out.append((c, "time", fuji.time_figure(part, c.methods, c.datasets,
+                                                    title=title(c))))
     return out
 
 
@@ -224,42 +262,6 @@ def _stem(c) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", "_".join(str(p) for p in parts)).strip("_") or "stats"
 
 
-def measure_title(c) -> str:
-    """``rrmse`` or, for the main measure, which measure ranks how many data sets."""
-    ms = c.meta.get("measures")
-    if not ms:
-        return c.meta["measure"]
-    from frcli.stats.table import lower_is_better
-
-    counts: dict[str, int] = {}
-    for m in ms.values():
-        counts[m] = counts.get(m, 0) + 1
-    parts = [f"{m} {'↓' if lower_is_better(m) else '↑'} on {n}" for m, n in counts.items()]
-    return "main measure (" + ", ".join(parts) + ")"
-
-
-def _title(c) -> str:
-    g = "".join(f", {k} = {v}" for k, v in c.meta.get("group", {}).items())
-    e = f"{c.meta['experiment']}: " if c.meta.get("experiment") else ""
-    return f"{e}{measure_title(c)}{g} (N = {len(c.datasets)} data sets)"
-
-
-def _rounding_note(c) -> str:
-    r = c.meta.get("rounding", "none")
-    return "unrounded values" if r == "none" else f"values rounded to {r} before ranking"
-
-
-# --------------------------------------------------------------------------- files
-def _summary_frame(c):
-    import pandas as pd
-
-    o = c.order
-    mixed = bool(c.meta.get("measures"))
-    return pd.DataFrame({"method": [c.methods[i] for i in o],
-                         "mean": [float("nan") if mixed else c.values[:, i].mean() for i in o],
-                         "average_rank": [c.avg_ranks[i] for i in o]})
-
-
 def _pairs_frame(c):
     import pandas as pd
 
@@ -268,14 +270,12 @@ def _pairs_frame(c):
 
 def _write_tables(c, stem: Path) -> list[str]:
     """Ranks and pairwise decisions as CSV; a summary as Markdown and LaTeX."""
-    import json
-
     import pandas as pd
 
     from frcli import display as fmt
 
     files = []
-    s = _summary_frame(c)
+    s = summary_frame(c)
     p = _pairs_frame(c)
     s.to_csv(f"{stem}_ranks.csv", index=False, float_format="%.10g")
     p.to_csv(f"{stem}_pairwise.csv", index=False, float_format="%.10g")
@@ -298,7 +298,7 @@ def _write_tables(c, stem: Path) -> list[str]:
         return re.sub(r"([_%&#$])", r"\\\1", sx)
 
     fr = c.friedman
-    t = ["% " + _title(c), r"\begin{tabular}{lrr}", r"\hline",
+    t = ["% " + title(c), r"\begin{tabular}{lrr}", r"\hline",
          r"Method & Mean & Avg.\ rank \\", r"\hline"]
     t += [rf"{tex(r.method)} & {fmt.value(r.mean)} & {fmt.rank(r.average_rank)} \\"
           for r in s.itertuples()]
@@ -306,59 +306,10 @@ def _write_tables(c, stem: Path) -> list[str]:
           rf"\multicolumn{{3}}{{l}}{{Iman--Davenport $p = {fmt.p_value(fr.f_p)}$, "
           rf"CD $= {fmt.cd(c.nemenyi_cd)}$}} \\", r"\hline", r"\end{tabular}"]
     Path(f"{stem}.tex").write_text("\n".join(t) + "\n", encoding="utf-8")
-    Path(f"{stem}.json").write_text(json.dumps(c.to_dict(), indent=2) + "\n", encoding="utf-8")
+    from frcli.jsonio import dumps
+
+    Path(f"{stem}.json").write_text(dumps(c.to_dict(), indent=2) + "\n", encoding="utf-8")
     return files + [f"{stem}.md", f"{stem}.tex", f"{stem}.json"]
-
-
-def markdown(c, heading: str = "##") -> str:
-    """One analysis as Markdown: ranks and means, the omnibus test, every pair."""
-    from frcli import display as fmt
-
-    s = _summary_frame(c)
-    fr = c.friedman
-    mixed = bool(c.meta.get("measures"))
-    lines = [f"{heading} {_title(c)}", "",
-             f"{len(c.methods)} methods, {'lower' if c.lower_is_better else 'higher'} is "
-             f"better, {_rounding_note(c)}.", ""]
-    if mixed:
-        lines += ["| method | average rank |", "|---|---:|"]
-        lines += [f"| {r.method} | {fmt.rank(r.average_rank)} |" for r in s.itertuples()]
-    else:
-        lines += ["| method | mean | average rank |", "|---|---:|---:|"]
-        lines += [f"| {r.method} | {fmt.value(r.mean)} | {fmt.rank(r.average_rank)} |"
-                  for r in s.itertuples()]
-    lines += ["", f"Friedman χ² = {fmt.statistic(fr.chi2)} (df {fr.chi2_df}), "
-              f"p = {fmt.p_value(fr.chi2_p)}; Iman–Davenport F = {fmt.statistic(fr.f)} "
-              f"(df {fr.f_df[0]}, {fr.f_df[1]}), p = {fmt.p_value(fr.f_p)}; Nemenyi CD = "
-              f"{fmt.cd(c.nemenyi_cd)} (α = {c.alpha:g})."]
-    for n in c.meta.get("notes", []):
-        lines += ["", f"Note: {n}."]
-    lines += ["", "| A | B | rank diff. | Nemenyi | Wilcoxon p | adj. p | W/T/L | Wilcoxon+"
-              f"{c.correction.upper()} |", "|---|---|---:|:-:|---:|---:|:-:|:-:|"]
-    for q in c.pairs:
-        lines.append(f"| {q['a']} | {q['b']} | {fmt.rank(q['rank_difference'])} | "
-                     f"{'yes' if q['nemenyi_significant'] else 'no'} | "
-                     f"{fmt.p_value(q['wilcoxon_p_value'])} | "
-                     f"{fmt.p_value(q['wilcoxon_p_adjusted'])} | "
-                     f"{q['a_wins']}/{q['ties']}/{q['b_wins']} | "
-                     f"{'yes' if q['wilcoxon_significant'] else 'no'} |")
-    return "\n".join(lines) + "\n"
-
-
-def cd_figures(c) -> list:
-    """(suffix, figure): the CD diagram, and the Bonferroni–Dunn one with a control."""
-    from frcli.stats.cd_diagram import cd_diagram
-
-    out = [("cd", cd_diagram(c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None,
-                             groups=c.groups, friedman_p=c.friedman.f_p, alpha=c.alpha,
-                             title=_title(c)))]
-    if c.control is not None:
-        out.append(("cd_bd", cd_diagram(
-            c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None, groups=c.groups,
-            friedman_p=c.friedman.f_p, alpha=c.alpha,
-            title=_title(c) + f", control {c.control['method']}",
-            control=c.control["method"], bd_cd=c.control["bd_cd"])))
-    return out
 
 
 def _write_cd(c, stem: Path) -> list[str]:
@@ -384,8 +335,8 @@ def _print(comps, files) -> None:
         direction = "lower is better" if c.lower_is_better else "higher is better"
         if mixed:
             direction = "each data set ranked by its task's main measure"
-        con.print(f"[bold]{_title(c)}[/bold]  k = {len(c.methods)} methods, {direction}, "
-                  f"{_rounding_note(c)}")
+        con.print(f"[bold]{title(c)}[/bold]  k = {len(c.methods)} methods, {direction}, "
+                  f"{rounding_note(c)}")
         if c.meta.get("dropped_datasets"):
             con.print(f"  dropped (incomplete): {', '.join(c.meta['dropped_datasets'])}")
         t = Table(show_edge=False, pad_edge=False)
@@ -443,6 +394,17 @@ def _print(comps, files) -> None:
                           fmt.p_value(q["wilcoxon_p_value"]),
                           fmt.p_value(q["wilcoxon_p_adjusted"]),
                           "sig." if q["wilcoxon_significant"] else "-")
+            con.print(b)
+        if c.meta.get("bayes"):
+            first = c.meta["bayes"][0]
+            b = Table(title=f"Bayesian {first['test']} test (rope {first['rope']:g}, "
+                            f"{first['runs']} run(s) of CV): posterior probabilities",
+                      show_edge=False, pad_edge=False)
+            for col in ("A", "B", "P(A better)", "P(rope)", "P(B better)"):
+                b.add_column(col, justify="left" if col in "AB" else "right", overflow="fold")
+            for q in c.meta["bayes"]:
+                b.add_row(q["a"], q["b"], f"{q['p_a_better']:.3f}", f"{q['p_rope']:.3f}",
+                          f"{q['p_b_better']:.3f}")
             con.print(b)
         con.print()
     if files:

@@ -147,6 +147,8 @@ def _parse_attribute(rest: str, path: str, lineno: int) -> ArffAttribute:
         spec = rest[j + 1:].strip()
     else:
         m = re.match(r"([^\s{]+)\s*(.*)$", rest, re.S)
+        if m is None:                   # "@attribute {a,b}": a type but no name
+            raise DataError(f"@attribute without a name: {rest[:60]!r}", path, lineno)
         name, spec = m.group(1), m.group(2).strip()
     if not spec:
         raise DataError(f"attribute {name!r} has no type; allowed: {_TYPES_HELP}", path, lineno)
@@ -213,7 +215,10 @@ def parse_header(lines: Sequence[str], path: str) -> tuple[str, list[ArffAttribu
             rest = rest2
         kw = kw.lower()
         if kw == "@relation":
-            relation = _unquote(rest)[0] if rest.strip() else ""
+            try:
+                relation = _unquote(rest)[0] if rest.strip() else ""
+            except ValueError as e:
+                raise DataError(f"@relation: {e}", path, i + 1) from None
         elif kw == "@attribute":
             a = _parse_attribute(rest, path, i + 1)
             if a.name in seen:
@@ -397,13 +402,17 @@ def read_arff(path: str | os.PathLike) -> ArffTable:
         rows = np.asarray(sp_rows, dtype=np.intp)
         try:
             cols = np.fromiter(map(int, sp_idx), dtype=np.intp, count=len(sp_idx))
-        except ValueError:
+        except (ValueError, OverflowError):
             for k, t in enumerate(sp_idx):
                 try:
-                    int(t)
+                    c = int(t)
                 except ValueError:
-                    raise DataError(f"sparse index {t!r} is not an integer", path,
+                    raise DataError(f"sparse index {t[:30]!r} is not an integer", path,
                                     int(line_arr[rows[k]])) from None
+                if not 0 <= c < A:      # beyond a C long (OverflowError above)
+                    raise DataError(f"sparse index {t[:30]} out of range 0..{A - 1}", path,
+                                    int(line_arr[rows[k]])) from None
+            raise                       # pragma: no cover - every token was checked
         bad = np.flatnonzero((cols < 0) | (cols >= A))
         if len(bad):
             k = bad[0]

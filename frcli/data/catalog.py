@@ -85,9 +85,12 @@ def data_roots() -> list[Path]:
     env = os.environ.get("FRCLI_DATA_ROOTS")
     if env:
         roots += [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+    # relative roots are relative to the checkout holding the catalog (configs/..), so
+    # FRCLI_CATALOG=<checkout>/configs/datasets.yaml serves a non-editable install too
+    base = Path(_catalog_path()).resolve().parents[1]
     for r in _raw_catalog().get("roots", []):
         p = Path(r).expanduser()
-        roots.append(p if p.is_absolute() else (REPO / p).resolve())
+        roots.append(p if p.is_absolute() else (base / p).resolve())
     return roots
 
 
@@ -99,7 +102,9 @@ def _read_yaml(path: str) -> dict:
         with open(path, encoding="utf-8") as fh:
             doc = yaml.safe_load(fh) or {}
     except FileNotFoundError:
-        raise ConfigError(f"data-set catalog not found: {path}") from None
+        raise ConfigError(f"data-set catalog not found: {path} (catalog names need the "
+                          "checkout: install with 'pip install -e .' or set FRCLI_CATALOG="
+                          "<checkout>/configs/datasets.yaml)") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: invalid YAML: {e}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("datasets"), dict):
@@ -107,13 +112,17 @@ def _read_yaml(path: str) -> dict:
     return doc
 
 
+def _catalog_path() -> str:
+    return os.environ.get("FRCLI_CATALOG", str(CATALOG_FILE))
+
+
 def _raw_catalog() -> dict:
-    return _read_yaml(os.environ.get("FRCLI_CATALOG", str(CATALOG_FILE)))
+    return _read_yaml(_catalog_path())
 
 
 def catalog() -> dict[str, Entry]:
     """All entries by name, in file order."""
-    path = os.environ.get("FRCLI_CATALOG", str(CATALOG_FILE))
+    path = _catalog_path()
     out: dict[str, Entry] = {}
     for name, spec in _raw_catalog()["datasets"].items():
         if not isinstance(spec, dict):
@@ -204,19 +213,21 @@ def load(name: str, part: str = "all", *, semi_supervised: bool = False, **overr
     return ds
 
 
-def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False):
+def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False,
+                     **overrides):
     """(Dataset with every row, list of (train, test) index arrays) as the entry prescribes:
-    the fixed train/test files, repeated hold-out or k-fold CV."""
+    the fixed train/test files, repeated hold-out or k-fold CV (``overrides`` as in
+    ``load``)."""
     from frcli.data import splits as S
 
     entry = get(name)
     semi_supervised = semi_supervised or entry.semi_supervised
     kind = entry.split.get("kind", "none")
     if kind == "given":
-        tr = load(name, "train", semi_supervised=semi_supervised)
-        te = load(name, "test", semi_supervised=semi_supervised)
+        tr = load(name, "train", semi_supervised=semi_supervised, **overrides)
+        te = load(name, "test", semi_supervised=semi_supervised, **overrides)
         return S.concat(tr, te, name=name), S.given_split(tr.n_examples, te.n_examples)
-    ds = load(name, semi_supervised=semi_supervised)
+    ds = load(name, semi_supervised=semi_supervised, **overrides)
     if kind == "holdout":
         sp = S.holdout_splits(ds.n_examples, float(entry.split.get("test_size", 1 / 3)),
                               int(entry.split.get("repeats", 10)), seed)

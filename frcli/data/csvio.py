@@ -21,6 +21,9 @@ from frcli.data.arff import NOMINAL, NUMERIC, ArffAttribute, ArffTable
 from frcli.errors import DataError, UserError, option
 
 MISSING = ("", "?", "nan", "NaN", "NA")
+# longest field accepted (csv's default is 131,072 characters): long nominal values and
+# identifiers read fine; past this, a field is an unclosed quote swallowing the file
+FIELD_LIMIT = 1 << 24
 
 
 def _delimiter(path: Path, first_line: str) -> str:
@@ -54,12 +57,21 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
     if not lines or not lines[0].strip():
         raise DataError("empty file (a header row is required)", str(p), 1)
     delim = _delimiter(p, lines[0])
+    csv.field_size_limit(FIELD_LIMIT)
     reader = csv.reader(lines, delimiter=delim)
+    try:
+        return _parse(p, reader, nominal, len(lines))
+    except csv.Error as e:      # a field over the limit (an unclosed quote?), a bad quote
+        raise DataError(f"malformed CSV: {e} (an unclosed quote?)", str(p),
+                        reader.line_num or 1) from None
+
+
+def _parse(p: Path, reader, nominal: Sequence[str] | None, n_lines: int) -> ArffTable:
     header = [h.strip() for h in next(reader)]
     if any(h == "" for h in header):
         raise DataError(f"empty column name in the header (column {header.index('') + 1})",
                         str(p), 1)
-    if len(header) == 1 and len(lines) > 1:
+    if len(header) == 1 and n_lines > 1:
         import warnings
 
         warnings.warn(f"{p}: the header has one column ({header[0]!r}); the delimiters read are "
@@ -85,10 +97,14 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
     values = np.empty((n, A), dtype=np.float64, order="F")
     attrs = []
     cols = list(zip(*rows)) if rows else [()] * A
+    mixed: list[tuple[str, str, int]] = []
     for j, col in enumerate(cols):
         known = [c for c in col if c not in MISSING]
         nums = [_num(c) for c in known]
         numeric = all(v is not None for v in nums)
+        if not numeric and header[j] not in forced and any(v is not None for v in nums):
+            k = next(i for i, c in enumerate(col) if c not in MISSING and _num(c) is None)
+            mixed.append((header[j], col[k], int(line_nos[k])))
         if numeric and header[j] not in forced:
             values[:, j] = [np.nan if c in MISSING else float(c) for c in col]
             bad = np.flatnonzero(np.isinf(values[:, j]))
@@ -101,4 +117,12 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
         code = {c: float(k) for k, c in enumerate(cats)}
         values[:, j] = [np.nan if c in MISSING else code[c] for c in col]
         attrs.append(ArffAttribute(header[j], NOMINAL, tuple(cats)))
+    if mixed:   # one text value turns a numeric column nominal: say so, with the line
+        import warnings
+
+        name, value, line = mixed[0]
+        more = f" (and {len(mixed) - 1} more such column(s))" if len(mixed) > 1 else ""
+        warnings.warn(f"{p}:{line}: column {name!r} holds numbers and the text {value!r}: it "
+                      f"is read as nominal{more}; fix the value or write ? for a missing one "
+                      f"(--nominal {name} keeps it nominal without this warning)", stacklevel=3)
     return ArffTable(p.stem, attrs, values, {}, np.asarray(line_nos, dtype=np.int64), str(p))

@@ -116,6 +116,8 @@ def parse_targets(spec, names: Sequence[str], *, where: str = "") -> list[int]:
             lo, hi = int(m.group(1)), int(m.group(2))
             if lo > hi:
                 raise UserError(f"targets range {tok!r} is empty (first > last)")
+            if hi > A:               # checked before the range is listed (1-99999999999)
+                raise UserError(f"target index {hi} out of range 1..{A}{where}")
             ks = list(range(lo, hi + 1))
         elif tok.strip().isdigit():
             ks = [int(tok)]
@@ -152,7 +154,16 @@ def _is_binary(a: ArffAttribute) -> bool:
 
 
 def _raw_as_nominal(table: ArffTable, j: int) -> tuple[Attribute, np.ndarray]:
+    """A ``hierarchical`` attribute used as a feature: nominal over its distinct row strings,
+    each of which must be a set of declared labels (a number there is refused with its
+    line, as for a hierarchical target)."""
+    from frcli.data.hierarchy import build_hierarchy, encode_label_sets, looks_like_dag
+
     strs = table.strings[j]
+    a = table.attributes[j]
+    h = build_hierarchy(a.values, "dag" if looks_like_dag(a.values) else "tree",
+                        path=table.path, line=a.line or None)
+    encode_label_sets(strs, h, path=table.path, lines=table.lines)
     cats = sorted({s for s in strs if s is not None})
     code = {c: float(k) for k, c in enumerate(cats)}
     col = np.array([np.nan if s is None else code[s] for s in strs], dtype=np.float64)
@@ -191,6 +202,7 @@ def _select_targets(table: ArffTable, targets, labels) -> tuple[list[int], dict 
             raise UserError(f"label {missing[0]!r} from {labels} is not an attribute{where}"
                             + (f" ({len(missing)} labels missing)" if len(missing) > 1 else ""))
         idx = [index[n] for n in lab_names]
+        _check_mulan_labels(table, idx, str(labels))
         if targets is not None:
             extra = [j for j in parse_targets(targets, names, where=where) if j not in idx]
             if extra:
@@ -201,6 +213,29 @@ def _select_targets(table: ArffTable, targets, labels) -> tuple[list[int], dict 
         return parse_targets(targets, names, where=where), None
     hier = [j for j, a in enumerate(table.attributes) if a.type == HIERARCHICAL]
     return ([hier[-1]] if hier else []), None
+
+
+def _check_mulan_labels(table: ArffTable, idx: list[int], labels: str) -> None:
+    """Mulan labels are binary: a nominal attribute with two values, or a numeric one whose
+    values are all 0, 1 or unknown (then read as the label {0, 1}). Anything else would
+    silently turn the task into MTR; it is refused, naming the label and the line."""
+    for j in idx:
+        a = table.attributes[j]
+        if a.type == NOMINAL and len(a.values) <= 2:
+            continue
+        if a.type == NUMERIC:
+            col = table.values[:, j]
+            bad = np.flatnonzero(~np.isnan(col) & (col != 0.0) & (col != 1.0))
+            if bad.size == 0:
+                table.attributes[j] = ArffAttribute(a.name, NOMINAL, ("0", "1"), a.line)
+                continue                 # codes 0 and 1 are the values themselves
+            line = int(table.lines[bad[0]]) if table.lines is not None else None
+            raise DataError(f"label {a.name!r} (listed in {labels}) is numeric and holds "
+                            f"{col[bad[0]]:g}; Mulan labels are binary (0/1)", table.path,
+                            line)
+        kind = f"nominal with {len(a.values)} values" if a.type == NOMINAL else a.type
+        raise DataError(f"label {a.name!r} (listed in {labels}) is {kind}; Mulan labels are "
+                        f"binary (two values, or numeric 0/1)", table.path, a.line or None)
 
 
 def _infer_task(tattrs: list[ArffAttribute]) -> str:

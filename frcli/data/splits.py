@@ -16,7 +16,7 @@ from frcli.errors import UserError
 
 Split = tuple[np.ndarray, np.ndarray]  # (train indices, test indices), each sorted
 
-_TAG_HOLDOUT, _TAG_KFOLD, _TAG_THIN = 1, 2, 3
+_TAG_HOLDOUT, _TAG_KFOLD, _TAG_THIN, _TAG_ITERATIVE = 1, 2, 3, 4
 
 
 def _rng(seed: int, tag: int, r: int = 0) -> np.random.Generator:
@@ -45,13 +45,15 @@ def holdout_splits(n: int, test_size: float = 1 / 3, repeats: int = 10, seed: in
     return out
 
 
-def kfold_assign(n: int, k: int = 10, seed: int = 0, y: np.ndarray | None = None) -> np.ndarray:
+def kfold_assign(n: int, k: int = 10, seed: int = 0, y: np.ndarray | None = None,
+                 repeat: int = 0) -> np.ndarray:
     """Fold number (0..k-1) of every example; stratified by ``y`` (class codes, NaN = its own
     group) when given: examples are shuffled within classes, listed class by class and dealt
-    round-robin, so every fold gets each class's count ±1 and folds differ in size by ≤ 1."""
+    round-robin, so every fold gets each class's count ±1 and folds differ in size by ≤ 1.
+    ``repeat`` r draws repetition r of a repeated CV (r = 0 is the plain CV)."""
     if not 2 <= k <= n:
         raise UserError(f"k-fold needs 2 <= k <= number of examples ({n}), got k={k}")
-    rng = _rng(seed, _TAG_KFOLD)
+    rng = _rng(seed, _TAG_KFOLD, repeat)
     if y is None:
         order = rng.permutation(n)
     else:
@@ -69,9 +71,59 @@ def kfold_assign(n: int, k: int = 10, seed: int = 0, y: np.ndarray | None = None
 def kfold_splits(n: int, k: int = 10, seed: int = 0, y: np.ndarray | None = None
                  ) -> list[Split]:
     """k-fold cross-validation (stratified when ``y`` is given)."""
-    folds = kfold_assign(n, k, seed, y)
-    idx = np.arange(n)
-    return [(idx[folds != i], idx[folds == i]) for i in range(k)]
+    return folds_to_splits(kfold_assign(n, k, seed, y))
+
+
+def folds_to_splits(folds: np.ndarray) -> list[Split]:
+    """(train, test) index pairs of a fold assignment, fold 0 first."""
+    idx = np.arange(len(folds))
+    return [(idx[folds != i], idx[folds == i]) for i in range(int(folds.max()) + 1)]
+
+
+def iterative_stratification(Y: np.ndarray, k: int = 10, seed: int = 0, repeat: int = 0
+                             ) -> np.ndarray:
+    """Fold number of every example of a 0/1 label matrix ``Y`` (n, L) by iterative
+    stratification (Sechidis, Tsoumakas, Vlahavas, ECML PKDD 2011, Algorithm 1), for the
+    multi-label k-fold CV of the ReliefE paper: folds of equal desired size; repeatedly take the
+    label with the fewest remaining examples and give each of its examples (in a seeded random
+    order) to the fold that most wants that label (ties: the fold that wants most examples,
+    then a seeded random choice), updating the wishes; examples without labels go to the folds
+    that want most examples."""
+    Y = np.asarray(Y).astype(bool)
+    n, L = Y.shape
+    if not 2 <= k <= n:
+        raise UserError(f"k-fold needs 2 <= k <= number of examples ({n}), got k={k}")
+    rng = _rng(seed, _TAG_ITERATIVE, repeat)
+    want = np.full(k, n / k)                               # c_j
+    want_l = np.tile(Y.sum(axis=0) / k, (k, 1))            # c_j^l
+    folds = np.full(n, -1, dtype=np.intp)
+    order = rng.permutation(n)
+    left = Y.sum(axis=0).astype(np.int64)                  # unassigned examples per label
+    pending = Y[order]                                     # rows in the random order
+    while True:
+        avail = np.flatnonzero(left > 0)
+        if avail.size == 0:
+            break
+        lab = avail[np.argmin(left[avail])]                # fewest remaining (lowest index)
+        rows = order[(folds[order] < 0) & pending[:, lab]]
+        for i in rows:
+            c = want_l[:, lab]
+            cand = np.flatnonzero(c == c.max())
+            if cand.size > 1:
+                w = want[cand]
+                cand = cand[w == w.max()]
+            j = cand[rng.integers(cand.size)] if cand.size > 1 else cand[0]
+            folds[i] = j
+            labels = Y[i]
+            want_l[j, labels] -= 1
+            left[labels] -= 1
+            want[j] -= 1
+    for i in order[folds[order] < 0]:                      # examples without labels
+        cand = np.flatnonzero(want == want.max())
+        j = cand[rng.integers(cand.size)] if cand.size > 1 else cand[0]
+        folds[i] = j
+        want[j] -= 1
+    return folds
 
 
 def thin_cv_labels(test_folds: Sequence[np.ndarray], sizes: Iterable[int], seed: int = 0

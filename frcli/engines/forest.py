@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import warnings
 
 import math
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.data.scaling import exponents, scale
 from frcli.engines import progress
 from frcli.errors import ConfigError
 
@@ -73,6 +75,7 @@ class ClusteringSpec:
     truth_cols: list[tuple[str, Any]]  # how to build each block's truth column
     target_slices: list[tuple[str, slice]] = field(default_factory=list)  # outputs for predict
     raw: np.ndarray | None = None  # uncentred columns, kept only until the truth is built
+    col_exp: np.ndarray | None = None  # (K,) column c is held as value * 2**-col_exp[c]
 
 
 def _var(col: np.ndarray) -> float:
@@ -98,14 +101,22 @@ class _Builder:
         self.alpha: list[float] = []
         self.bgroup: list[int] = []
         self.truth: list[np.ndarray] = []
+        self.exp: list[int] = []      # power-of-two scale of every column (0: as given)
 
     @property
     def K(self) -> int:
         return len(self.cols)
 
     def numeric(self, x: np.ndarray, weight: float, group: int) -> None:
+        # huge (1e300) or tiny (1e-7) values: an exact power-of-two rescaling keeps squares
+        # finite and variances above _norm's threshold; the heuristic is scale-free, so the
+        # trees are those of the unscaled column (frcli.data.scaling)
         x = np.asarray(x, dtype=np.float64)
+        e = int(exponents(x[:, None])[0])
+        if e:
+            x = np.ldexp(x, -e)
         inv = _norm(_var(x))
+        self.exp.append(e)
         self.bcol.append(self.K)
         self.cols.append(x)
         self.a.append(weight * inv)
@@ -124,6 +135,7 @@ class _Builder:
         self.bcol.append(self.K)
         for v in range(ncat):
             col = np.where(known, (codes == v).astype(np.float64), np.nan)
+            self.exp.append(0)
             self.cols.append(col)
             self.a.append(weight * inv)
             self.group.append(group)
@@ -134,6 +146,7 @@ class _Builder:
         self.truth.append(codes)
 
     def label(self, y: np.ndarray, a: float, alpha: float, group: int) -> None:
+        self.exp.append(0)
         self.bcol.append(self.K)
         self.cols.append(np.asarray(y, dtype=np.float64))
         self.a.append(a)
@@ -214,7 +227,8 @@ def clustering_spec(ds: Dataset, *, w: float | None = None, w0: float = 0.75,
         Ck = np.zeros((1, b.K))
     else:
         mode = MODE_MISSING if has_nan else MODE_COMPLETE
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # an all-? column: offset 0
             offset = np.where(np.isnan(C).all(axis=0), 0.0, np.nanmean(C, axis=0))
         offset = np.nan_to_num(offset)
         zero_one = np.all(np.isnan(C) | (C == 0.0) | (C == 1.0), axis=0)
@@ -242,7 +256,7 @@ def clustering_spec(ds: Dataset, *, w: float | None = None, w0: float = 0.75,
     }
     spec = ClusteringSpec(Ck, a, mode, indptr, indices, est0.astype(np.float64), offset,
                           np.asarray(b.group, dtype=np.int32), groups, blocks, truth_cols,
-                          target_slices, raw=C)
+                          target_slices, raw=C, col_exp=np.asarray(b.exp, dtype=np.int64))
     return spec
 
 
@@ -297,11 +311,16 @@ class PCTForest:
     distribution (classification), label probabilities (mlc, hmlc), or the centroid of all
     feature columns (unsupervised). ``scores()`` gives the ranking scores of the grown trees.
     ``w`` (semi-supervised) applies only when some rows are unlabeled; ``None`` = supervised.
+    ``ties``: which of several tests that split a node equally well (within CLUS's 1e-6) wins:
+    ``"first"``, the feature first in the data (CLUS's rule, the default: single trees are
+    then CLUS's trees), or ``"random"``, a uniformly random one (rankings then do not depend on
+    the order of the columns; see ``_splitter.draw_features``).
     """
 
     def __init__(self, ensemble: str = "rf", trees: int = 100, max_features: Any = None,
                  min_leaf: float = 2.0, bootstrap: bool | None = None, w: float | None = None,
-                 w0: float = 0.75, hmlc_normalise: bool = False, seed: int = 0, jobs: int = 1):
+                 w0: float = 0.75, hmlc_normalise: bool = False, ties: str = "first",
+                 seed: int = 0, jobs: int = 1):
         if ensemble not in ENSEMBLES:
             from frcli.errors import choices_error
             raise choices_error("ensemble", ensemble, ENSEMBLES)
@@ -317,6 +336,10 @@ class PCTForest:
         self.w = w
         self.w0 = w0
         self.hmlc_normalise = hmlc_normalise
+        if ties not in ("first", "random"):
+            from frcli.errors import choices_error
+            raise choices_error("ties", ties, ("first", "random"))
+        self.ties = ties
         self.seed = int(seed)
         self.jobs = max(1, int(jobs))
 
@@ -347,7 +370,10 @@ class PCTForest:
         seeds = np.random.SeedSequence(self.seed).generate_state(self.trees, dtype=np.uint64)
         if tree_range is not None:
             seeds = np.ascontiguousarray(seeds[tree_range[0]:tree_range[1]])
-        Xt = np.ascontiguousarray(dataset.X.T)
+        # features beyond 2**64 in magnitude: scaled exactly (thresholds and extra-trees
+        # draws scale with them), so a range max - min cannot overflow
+        self.x_exp_ = exponents(dataset.X, small=False)
+        Xt = scale(np.ascontiguousarray(dataset.X.T), self.x_exp_, axis=0)
         err = None
         if rf_score:
             err = dict(spec.blocks)
@@ -357,7 +383,9 @@ class PCTForest:
             Xt, ncat, spec.C, spec.a, spec.mode, spec.indptr, spec.indices, spec.est0,
             spec.col_group, G, seeds, mf, self.min_leaf, self.ensemble == "et",
             self.bootstrap, keep_values, self.jobs, rf_score=rf_score, err_spec=err,
-            per_target=per_target and G > 0, progress=progress.slots(self.trees, "trees grown"))
+            per_target=per_target and G > 0,
+            progress=progress.slots(len(seeds), "trees grown"),
+            random_ties=self.ties == "random")
         spec.raw = None              # the model keeps weights and offsets, not the data
         spec.truth_cols = []
         spec.C = spec.C[:0]
@@ -382,8 +410,7 @@ class PCTForest:
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features_:
             raise ValueError(f"X must have {self.n_features_} columns")
-        K = self.spec_.a.shape[0]
-        P = _tree.predict_trees(self.trees_, X, self.ncat_, K) + self.spec_.offset
+        P = self._prototypes(X)
         sl = [s for _, s in self.spec_.target_slices]
         if not sl:
             return P
@@ -392,10 +419,8 @@ class PCTForest:
     def predict_targets(self, X: np.ndarray) -> np.ndarray:
         """One column per target: numeric means, nominal targets as the most probable class
         code (classification included), label probabilities for mlc/hmlc."""
-        _, _tree = _ext()
         X = np.ascontiguousarray(X, dtype=np.float64)
-        K = self.spec_.a.shape[0]
-        P = _tree.predict_trees(self.trees_, X, self.ncat_, K) + self.spec_.offset
+        P = self._prototypes(X)
         cols = []
         for name, sl in self.spec_.target_slices:
             if name in ("labels", "features"):
@@ -403,6 +428,16 @@ class PCTForest:
             block = P[:, sl]
             cols.append(block[:, 0] if block.shape[1] == 1 else np.argmax(block, axis=1))
         return np.column_stack(cols).astype(np.float64)
+
+    def _prototypes(self, X: np.ndarray) -> np.ndarray:
+        """Mean prototype of every row of X over the trees, in the columns' own units."""
+        _, _tree = _ext()
+        X = scale(X, getattr(self, "x_exp_", np.zeros(0, np.int64)))
+        K = self.spec_.a.shape[0]
+        P = _tree.predict_trees(self.trees_, np.ascontiguousarray(X), self.ncat_, K)
+        P += self.spec_.offset
+        e = self.spec_.col_exp
+        return np.ldexp(P, e) if e is not None and e.any() else P
 
     # -- scores ------------------------------------------------------------------------
     def scores(self, symbolic_weight: float | str = 0.5,
@@ -412,6 +447,10 @@ class PCTForest:
         Symbolic: sum over nodes testing the feature of symbolic_weight**depth, or
         |E(N)|/|D_TRAIN| with ``"dynamic"``; Genie3: sum of h* (spec-core §4.1-4.2), or of
         |E(N)|·h* with ``genie3_extra_node_weight`` (the MLC paper's eq. 2, ambiguity A1).
+        With per-target scores, also ``genie3_raw_per_target`` (each target's variance
+        reduction in its own units, as CLUS's .fimp per-target columns) and ``genie3_raw``,
+        their plain mean over targets (CLUS 2.12.8's overall .fimp column); see
+        ``genie3_raw``.
         """
         F, T = self.n_features_, len(self.trees_)
         feat = np.concatenate([t["feature"] for t in self.trees_])
@@ -434,12 +473,33 @@ class PCTForest:
         }
         if self._per_target:
             out["genie3_per_target"] = self._res["genie3_per_target"] / T
+            out["genie3_raw_per_target"] = genie3_raw(self.spec_, out["genie3_per_target"])
+            out["genie3_raw"] = out["genie3_raw_per_target"].mean(axis=0)
         if self._rf:
             out["rf"] = self._res["rf"] / T
             out["meta"]["rf_zero_error_trees"] = int(self._res["n_zero_err"])
             if self._per_target:
                 out["rf_per_target"] = self._res["rf_per_target"] / T
         return out
+
+
+def genie3_raw(spec: ClusteringSpec, per_target: np.ndarray) -> np.ndarray:
+    """Per-target Genie3 in the targets' own units: each group's share of h* divided by its
+    column weight a_c (1/(T·Var_train) for a numeric target), i.e. the reduction of the
+    target's sum of squares (of n·Gini for a nominal one).
+
+    CLUS writes these as its per-target .fimp columns, and (2.12.8) the plain mean of them as
+    the "overall" column, whereas the papers' Genie3 (and our default) sums h*, the heuristic's
+    normalised variance reduction: the two overall rankings differ when targets have very
+    different variances (the raw mean is dominated by the targets in the largest units).
+    """
+    G = per_target.shape[0]
+    a = np.ones(G)
+    for g in range(G):
+        cols = np.flatnonzero(spec.col_group == g)
+        if cols.size and spec.a[cols[0]] > 0:
+            a[g] = spec.a[cols[0]]
+    return per_target / a[:, None]
 
 
 # -- semi-supervised w by internal cross-validation ---------------------------------------------
@@ -467,15 +527,17 @@ def _cv_loss(ds: Dataset, model: PCTForest, rows: np.ndarray) -> float:
             j < len(ds.targets) and ds.targets[j].is_nominal)
         if nominal:
             losses.append(float(np.mean(pred[known, j] != y[known])))
-        else:
-            var = float(np.nanvar(ds.Y[ds.labeled, j]))
-            mse = float(np.mean((pred[known, j] - y[known]) ** 2))
+        else:   # in the target's power-of-two scale: no overflow for huge values
+            e = int(exponents(ds.Y[ds.labeled][:, [j]])[0])
+            var = float(np.nanvar(np.ldexp(ds.Y[ds.labeled, j], -e)))
+            mse = float(np.mean((np.ldexp(pred[known, j], -e) - np.ldexp(y[known], -e)) ** 2))
             losses.append(mse / (var if var > 1e-12 else 1.0))
     return float(np.mean(losses)) if losses else 0.0
 
 
 def choose_w(ds: Dataset, *, ensemble: str, trees: int, max_features: Any, min_leaf: float,
-             bootstrap: bool | None, w0: float, seed: int, jobs: int, folds: int = 4,
+             bootstrap: bool | None, w0: float, seed: int, jobs: int, ties: str = "first",
+             folds: int = 4,
              grid: tuple[float, ...] = W_GRID) -> tuple[float, dict[float, float]]:
     """Pick w by K-fold CV over the labeled rows (unlabeled rows join every training part,
     except for w = 1); ties go to the larger w (spec-ssl-unsup §1.5, A3)."""
@@ -495,7 +557,8 @@ def choose_w(ds: Dataset, *, ensemble: str, trees: int, max_features: Any, min_l
             sub = ds.subset(np.sort(train))
             model = PCTForest(ensemble, trees=trees, max_features=max_features,
                               min_leaf=min_leaf, bootstrap=bootstrap,
-                              w=w if w < 1.0 else None, w0=w0, seed=seed + i, jobs=jobs)
+                              w=w if w < 1.0 else None, w0=w0, ties=ties, seed=seed + i,
+                              jobs=jobs)
             model.fit(sub)
             total += _cv_loss(ds, model, test)
         losses[w] = total
@@ -509,14 +572,15 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
                   max_features: Any = None, min_leaf: float = 2.0,
                   bootstrap: bool | None = None, w: float | str | None = None,
                   w0: float = 0.75, symbolic_weight: float | str = 0.5,
-                  rf_score: bool | None = None, per_target: bool = True, seed: int = 0,
-                  jobs: int = 1) -> dict[str, Any]:
+                  rf_score: bool | None = None, per_target: bool = True, ties: str = "first",
+                  seed: int = 0, jobs: int = 1) -> dict[str, Any]:
     """Grow one forest and return every score it supports, so a caller that needs Symbolic,
     Genie3 and RF rankings (the experiment runner) grows the forest once.
 
     Returns ``{"symbolic": (F,), "genie3": (F,), "rf": (F,) if computed,
-    "genie3_per_target" / "rf_per_target": (T, F) if per_target, "target_names",
-    "meta", "timings"}``. ``rf_score`` defaults to "whenever the ensemble bootstraps".
+    "genie3_per_target" / "rf_per_target": (T, F) and "genie3_raw" (F,) /
+    "genie3_raw_per_target" (T, F) if per_target, "target_names", "meta", "timings"}``.
+    ``rf_score`` defaults to "whenever the ensemble bootstraps".
     ``w``: a float, ``"auto"`` (internal CV) or None; used only when some rows are unlabeled
     and ``dataset.semi_supervised`` (otherwise those rows are dropped with a warning).
     """
@@ -526,7 +590,7 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     if rf_score is None:
         rf_score = boot
     key = (_cache_key(dataset, ensemble, trees, max_features, min_leaf, bootstrap, w, w0,
-                      symbolic_weight, per_target, seed) if _REUSE else None)
+                      symbolic_weight, per_target, ties, seed) if _REUSE else None)
     hit = _FOREST_CACHE.get(key) if key is not None else None
     if hit is not None and (hit["has_rf"] or not rf_score):
         out = copy.deepcopy(hit["out"])
@@ -536,20 +600,27 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     meta: dict[str, Any] = {}
     # unlabeled rows make the forest semi-supervised only when that was asked for
     dataset = dataset.supervised_view(f"the {ensemble} ensemble")
+    if dataset.n_examples == 0 or (dataset.task != "unsupervised" and
+                                   not bool(np.any(dataset.labeled))):
+        from frcli.errors import DataError
+
+        raise DataError("no row with a known target to grow trees on",
+                        dataset.source or dataset.name)
     ssl = dataset.task != "unsupervised" and not bool(np.all(dataset.labeled))
     wv: float | None = None
     if ssl:
         if w is None or w == "auto":
             wv, losses = choose_w(dataset, ensemble=ensemble, trees=min(trees, 20),
                                   max_features=max_features, min_leaf=min_leaf,
-                                  bootstrap=bootstrap, w0=w0, seed=seed, jobs=jobs)
+                                  bootstrap=bootstrap, w0=w0, ties=ties, seed=seed,
+                                  jobs=jobs)
             meta["w_cv_loss"] = {str(k): v for k, v in losses.items()}
         else:
             wv = float(w)
         meta["w"] = wv
     t1 = time.perf_counter()
     model = PCTForest(ensemble, trees=trees, max_features=max_features, min_leaf=min_leaf,
-                      bootstrap=bootstrap, w=wv, w0=w0, seed=seed, jobs=jobs)
+                      bootstrap=bootstrap, w=wv, w0=w0, ties=ties, seed=seed, jobs=jobs)
     model.fit(dataset, rf_score=rf_score, per_target=per_target, keep_values=False)
     out = model.scores(symbolic_weight)
     out["meta"].update(meta)
@@ -563,7 +634,8 @@ def forest_scores_sizes(dataset: Dataset, ensemble: str = "rf", *, sizes: Sequen
                         max_features: Any = None, min_leaf: float = 2.0,
                         bootstrap: bool | None = None, w: float | str | None = None,
                         w0: float = 0.75, symbolic_weight: float | str = 0.5,
-                        rf_score: bool | None = None, per_target: bool = True, seed: int = 0,
+                        rf_score: bool | None = None, per_target: bool = True,
+                        ties: str = "first", seed: int = 0,
                         jobs: int = 1) -> dict[int, dict[str, Any]]:
     """``{n: forest_scores(..., trees=n)}`` for every n in ``sizes``, from one growth.
 
@@ -582,12 +654,12 @@ def forest_scores_sizes(dataset: Dataset, ensemble: str = "rf", *, sizes: Sequen
         raise ConfigError("forest sizes must be integers >= 1")
     kw = dict(max_features=max_features, min_leaf=min_leaf, bootstrap=bootstrap, w=w, w0=w0,
               symbolic_weight=symbolic_weight, rf_score=rf_score, per_target=per_target,
-              seed=seed, jobs=jobs)
+              ties=ties, seed=seed, jobs=jobs)
     base = dataset.supervised_view(f"the {ensemble} ensemble")
     if len(sizes) == 1 or (base.task != "unsupervised" and not bool(np.all(base.labeled))):
         return {n: forest_scores(dataset, ensemble, trees=n, **kw) for n in sizes}
     key = (_cache_key(dataset, ensemble, tuple(sizes), max_features, min_leaf, bootstrap, w,
-                      w0, symbolic_weight, per_target, seed, "sizes") if _REUSE else None)
+                      w0, symbolic_weight, per_target, ties, seed, "sizes") if _REUSE else None)
     boot = (ensemble != "et") if bootstrap is None else bool(bootstrap)
     rf = boot if rf_score is None else bool(rf_score)
     hit = _FOREST_CACHE.get(key) if key is not None else None
@@ -598,7 +670,8 @@ def forest_scores_sizes(dataset: Dataset, ensemble: str = "rf", *, sizes: Sequen
         return out
     t0 = time.perf_counter()
     model = PCTForest(ensemble, trees=sizes[-1], max_features=max_features,
-                      min_leaf=min_leaf, bootstrap=bootstrap, w0=w0, seed=seed, jobs=jobs)
+                      min_leaf=min_leaf, bootstrap=bootstrap, w0=w0, ties=ties, seed=seed,
+                      jobs=jobs)
     trees: list = []
     sums: dict[str, Any] = {}
     out: dict[int, dict[str, Any]] = {}
@@ -677,7 +750,7 @@ def _cache_key(dataset: Dataset, *parts: Any) -> str:
         if arr is not None:
             a = np.ascontiguousarray(arr)
             h.update(f"{a.dtype}{a.shape}".encode())
-            h.update(memoryview(a).cast("B"))
+            h.update(memoryview(a.reshape(-1)).cast("B"))   # 1-D: empty arrays cast too
     h.update(repr((dataset.task, dataset.semi_supervised,
                    [(a.kind, a.categories) for a in dataset.features],
                    [(a.kind, a.categories) for a in dataset.targets],

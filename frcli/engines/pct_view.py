@@ -26,6 +26,22 @@ from frcli.data.dataset import Dataset
 MAX_DRAWN_LEAVES = 64
 
 
+def grow_tree(dataset: Dataset, *, min_leaf: float = 2.0, w: float | None = None,
+              w0: float = 0.75, ties: str = "first") -> tuple[Any, Dataset]:
+    """One PCT on all of ``dataset`` (every feature at every node, no bootstrap: CLUS's
+    single-tree settings), and the rows it was grown on (the labelled ones unless ``w``
+    makes it semi-supervised)."""
+    from frcli.engines.forest import PCTForest
+
+    ds = dataset.supervised_view("frcli tree")
+    partly = ds.task != "unsupervised" and not bool(np.all(ds.labeled))
+    if partly and not (w is not None and w < 1.0):
+        ds = ds.subset(ds.labeled)
+    model = PCTForest("bagging", trees=1, bootstrap=False, max_features="all",
+                      min_leaf=min_leaf, w=w, w0=w0, ties=ties).fit(ds)
+    return model, ds
+
+
 def java_double(x: float) -> str:
     """Java's ``Double.toString`` (shortest round-trip digits, JDK 19+): how CLUS prints a
     split value, e.g. ``0.79``, ``2053329.0``, ``1.0E7``, ``1.0E-4``."""
@@ -223,7 +239,7 @@ def draw_tree(root: dict[str, Any], path: str, cats: list[list[str] | None] | No
         return x
 
     place(root, 0, None, "")
-    width = max(4.0, 1.6 * size["leaves"])
+    width = max(4.0, 2.0 * size["leaves"])
     height = max(3.0, 1.2 * size["depth"])
     fig, ax = plt.subplots(figsize=(min(width, 40.0), min(height, 30.0)))
     for i, (node, _, parent, edge) in enumerate(items):
@@ -234,7 +250,10 @@ def draw_tree(root: dict[str, Any], path: str, cats: list[list[str] | None] | No
             ax.text((px + x) / 2, (py + y) / 2, edge, fontsize=7, color="0.3",
                     ha="center", va="center", backgroundcolor="white")
         if "prototype" in node:
-            label = _leaf_text(node, cats).replace("]: ", "]\nweight ")
+            proto, weight = _leaf_text(node, cats).rsplit(": ", 1)
+            vals = proto[1:-1].split(",")
+            rows = [",".join(vals[i:i + 3]) for i in range(0, len(vals), 3)]
+            label = "\n".join(rows) + f"\nweight {weight}"
             style = dict(boxstyle="round", fc="#eef5e9", ec="#5b8a3c")
         else:
             label = node["test"]

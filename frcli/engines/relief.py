@@ -32,6 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.data.scaling import exponents, scale
 from frcli.engines import progress
 from frcli.errors import ConfigError, DataError, option
 
@@ -182,10 +183,12 @@ class _TargetDistance:
                                   f"(task is {self.task})")
             self.distance = "mean"
             Y = np.asarray(dataset.Y, dtype=np.float64)
-            self.Y = Y
             nominal = np.array([t.is_nominal for t in dataset.targets], dtype=bool)
             if nominal.size != Y.shape[1]:  # targets not described: numeric, or class codes
                 nominal = np.full(Y.shape[1], self.task == "classification")
+            e = exponents(Y, small=False)   # huge targets: exact rescaling, as the features
+            e[nominal] = 0
+            self.Y = Y = scale(Y, e)
             nv = np.array([len(t.categories) for t in dataset.targets] or [0] * Y.shape[1])
             self.meta = column_meta(Y, nominal, nv, label_rows)
             self.n_per = Y.shape[1] if per_target else 0
@@ -252,7 +255,8 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
            distance: str | None = None, w0: float = 0.75, weight_aggregate: str = "sum",
            per_target: bool = False, unlabeled: str = "auto",
            influence: tuple[float, float] = (0.5, 1.0), nominal_targets: str = "relieff",
-           sparse: str = "auto", seed: int = 0, jobs: int = 1) -> list[ReliefResult]:
+           sparse: str = "auto", search: str = "exact", seed: int = 0,
+           jobs: int = 1) -> list[ReliefResult]:
     """Relief importances for every combination (iterations x neighbours x sigma, in order).
 
     ``per_target``: also one importance vector per target (per label for mlc/hmlc). As in
@@ -268,6 +272,11 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
     differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
     neighbours are identical either way.
+
+    ``search``: "exact" (CLUS's neighbours, O(n^2 F) with all instances) or "approximate"
+    (pynndescent's NN-descent under the same distance, ``frcli.engines.relief_ann``; for
+    data beyond tens of thousands of rows, with its agreement measured in
+    docs/benchmarks.md).
 
     Targets that carry no information (every sampled pair has the same target: constant
     targets, every label set empty, one class) give importances 0 and one warning (spec-core
@@ -288,7 +297,7 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
                           f"{option('semi_supervised')} for SSL-Relief)", stacklevel=2)
     labels_only = (dataset.task in ("mlc", "hmlc") and nominal_targets == "relieff"
                    and (bool(np.all(dataset.labeled)) or unlabeled == "ignore"))
-    prep = _prepare(dataset, sparse)
+    prep = _prepare(dataset, sparse, search)
     out = _relief(dataset, iterations, neighbours, sigma, distance=distance, w0=w0,
                   weight_aggregate=weight_aggregate, per_target=per_target and not labels_only,
                   unlabeled=unlabeled, influence=influence, seed=seed, jobs=jobs, prep=prep)
@@ -298,6 +307,14 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
             for o in out:
                 o.per_target = np.zeros((dataset.n_targets, dataset.n_features))
         _per_target_relieff(dataset, out, iterations, neighbours, sigma, seed, jobs, prep)
+    # a feature with no known value differs (d = 1) in every pair: its estimate is exactly
+    # 1 - 1 = 0, as for a constant feature; rounding left ~1e-16, which would rank it
+    empty = np.isnan(dataset.X).all(axis=0)
+    if empty.any():
+        for o in out:
+            o.importances = np.where(empty, 0.0, o.importances)
+            if o.per_target is not None:
+                o.per_target = np.where(empty[None, :], 0.0, o.per_target)
     if any(o.meta.get("constant_targets") for o in out):
         import warnings
         warnings.warn(f"{dataset.name}: every sampled example and its neighbours have the "
@@ -306,20 +323,30 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     return out
 
 
-def _prepare(dataset: Dataset, sparse: str):
+def _prepare(dataset: Dataset, sparse: str, search: str = "exact"):
     """Descriptive metadata (ranges over all rows with known values), the feature-major copy
-    of X the kernels read, and the sparse layout when it pays off."""
+    of X the kernels read, the sparse layout when it pays off, and the neighbour search."""
     if sparse not in ("auto", "yes", "no"):
         raise ConfigError(f"bad value {sparse!r} for parameter 'sparse' (auto, yes, no)")
-    fmeta = column_meta(dataset.X, dataset.nominal_mask, dataset.n_categories)
-    Xc = np.ascontiguousarray(dataset.X.T)
+    if search not in ("exact", "approximate"):
+        raise ConfigError(f"bad value {search!r} for parameter 'search' (exact, approximate)")
+    # features beyond 2**64 in magnitude (±1.7e308: max - min overflows) are scaled by a power
+    # of two, which leaves every diff |a - b| / range bit-identical (frcli.data.scaling)
+    e = exponents(dataset.X, small=False)
+    e[dataset.nominal_mask] = 0
+    X = scale(dataset.X, e)
+    fmeta = column_meta(X, dataset.nominal_mask, dataset.n_categories)
+    if search == "approximate" and np.any((fmeta.kind == K_NUM_MISS) | (fmeta.kind == K_NOM_MISS)):
+        raise ConfigError("search=approximate needs data without missing values "
+                          "(use search=exact)")
+    Xc = np.ascontiguousarray(X.T)
     sp = None
     if sparse != "no" and Xc.size:
         # measured break-even density ~0.1-0.15 (osales 0.16: dense wins; enron 0.08: sparse)
         layout = _kernels().sparse_columns(Xc, 1.0 if sparse == "yes" else 0.12)
         if layout[0] is not None:
             sp = layout[:-1]
-    return fmeta, Xc, sp
+    return fmeta, Xc, sp, search
 
 
 def _nominal_target_columns(dataset: Dataset) -> list[int]:
@@ -388,7 +415,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     if mode == "relieff":
         y = dataset.Y[:, 0]
         labeled = labeled & ~np.isnan(y)
-    fmeta, Xc, sp = prep if prep is not None else _prepare(dataset, "auto")
+    prep = prep if prep is not None else _prepare(dataset, "auto")
+    fmeta, Xc, sp, search = prep
     kmax = max(neighbours)
     # supervised: rows without targets are neither sampled nor neighbours (CLUS
     # shouldUseTuple); they still count for the descriptive ranges
@@ -397,7 +425,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     n_el = eligible.size
     counts = [iteration_count(v, n_el) for v in iterations]
     if n_el == 0:
-        raise ConfigError("no examples to sample (every target is unknown)")
+        raise DataError("no examples to sample: every target is unknown",
+                        dataset.source or dataset.name)
     m = max(counts)
     perm = np.random.default_rng(seed).permutation(eligible)
     rows = np.ascontiguousarray(perm[:m], dtype=np.int32)
@@ -413,9 +442,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     else:
         group = np.where(labeled | (not supervised), 0, -1).astype(np.int32)
         G = 1
-    nbr, dist, cnt = K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, rows, group,
-                               G, kmax, jobs, sp,
-                               progress=progress.slots(len(rows), "Relief instances"))
+    nbr, dist, cnt = _search(K_, dataset, prep, rows, group, G, kmax, jobs, seed,
+                             progress.slots(len(rows), "Relief instances"))
 
     # -- slot layout: slot p = g * kmax + l; class c = bucket(avail) * kmax + l ------------
     P = G * kmax
@@ -426,6 +454,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     slot_nbr = nbr.reshape(m, P)
     C = len(avail_vals) * kmax
     meta: dict[str, Any] = {"variant": mode, "n_examples": n, "sparse_search": sp is not None,
+                            "search": search,
                             "insufficient_neighbours": int((cnt < kmax).any(axis=1).sum())}
 
     if mode == "relieff":
@@ -459,7 +488,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     rb = np.where(valid, slot_nbr, 0)
     pw = np.ones((m, P))
     if mode == "ssl":
-        omega = _influence(K_, Xc, fmeta, labeled, influence, jobs, sp)
+        omega = _influence(K_, dataset, prep, labeled, influence, jobs, seed)
         pw = omega[ra] * omega[rb]
         meta["influence"] = list(influence)
     pw = np.where(valid, pw, 0.0)
@@ -557,8 +586,8 @@ def _estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarr
     return t1 - t2
 
 
-def _influence(K_, Xc, fmeta: ColumnMeta, labeled: np.ndarray,
-               influence: tuple[float, float], jobs: int, sp) -> np.ndarray:
+def _influence(K_, dataset: Dataset, prep, labeled: np.ndarray,
+               influence: tuple[float, float], jobs: int, seed: int) -> np.ndarray:
     """SSL instance influence (spec-ssl-unsup §3.2): 1 for labeled rows; unlabeled rows
     linear in the distance to the nearest labeled row, w1 at the minimum, w0 at the maximum
     (min/max over the unlabeled rows, the thesis's choice)."""
@@ -569,8 +598,7 @@ def _influence(K_, Xc, fmeta: ColumnMeta, labeled: np.ndarray,
     if unl.size == 0 or labeled.sum() == 0:
         return omega
     group = np.where(labeled, 0, -1).astype(np.int32)
-    _, dist, _ = K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm,
-                           unl.astype(np.int32), group, 1, 1, jobs, sp)
+    _, dist, _ = _search(K_, dataset, prep, unl.astype(np.int32), group, 1, 1, jobs, seed)
     delta = dist[:, 0, 0]
     dmin, dmax = delta.min(), delta.max()
     if dmax - dmin <= 1e-12:
@@ -578,3 +606,29 @@ def _influence(K_, Xc, fmeta: ColumnMeta, labeled: np.ndarray,
     else:
         omega[unl] = hi + (lo - hi) * (delta - dmin) / (dmax - dmin)
     return omega
+
+
+def _search(K_, dataset: Dataset, prep, rows: np.ndarray, group: np.ndarray, G: int, K: int,
+            jobs: int, seed: int, slots=None):
+    """(nbr, dist, cnt) of the kernel's ``search``: exact, or approximate (relief_ann)."""
+    fmeta, Xc, sp, search = prep
+
+    def exact(g):
+        return K_.search(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, rows, g, G, K, jobs,
+                         sp, progress=slots)
+
+    if search == "exact":
+        return exact(group)
+    from frcli.engines import relief_ann
+    X = Xc.T                         # the (scaled) values fmeta describes
+
+    def pair_distances(ra, rb):
+        out = np.empty(ra.size)
+        step = max(1, 4_000_000 // max(1, dataset.n_features))
+        for s in range(0, ra.size, step):
+            out[s:s + step] = column_distances(X[ra[s:s + step]], X[rb[s:s + step]],
+                                               fmeta).mean(axis=1)
+        return out
+
+    return relief_ann.search(X, fmeta, dataset.n_categories, rows, group, G, K, exact,
+                             seed=seed, distances=pair_distances)

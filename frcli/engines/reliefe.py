@@ -94,8 +94,10 @@ def _kernels():
 
 def _umap():
     try:
-        import umap  # noqa: F401
-        from umap import UMAP
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # "Tensorflow not installed; ParametricUMAP ..."
+            import umap  # noqa: F401
+            from umap import UMAP
     except ImportError:
         raise UserError("ReliefE's embeddings need umap-learn (pip install umap-learn); "
                         "embed=none works without it") from None

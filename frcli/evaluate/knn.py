@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.data.scaling import exponents, scale
 
 # distance-matrix cells per block of test rows (float64: 4M cells = 32 MB)
 _BLOCK_CELLS = 1 << 22
@@ -178,7 +179,13 @@ def _select_exact(D: np.ndarray, k: int) -> np.ndarray:
 def _iter_neighbours(Xtr, Xte, nominal, n_cat, weights, k):
     """Yield (start, stop, neighbour indices) per block of test rows."""
     w = np.asarray(weights, dtype=np.float64)
-    emb = _embed(Xtr, Xte, np.asarray(nominal, bool), np.asarray(n_cat), w)
+    # numeric features beyond 2**64 (±1.7e308: max - min overflows): one exact power-of-two
+    # scale for train and test, which leaves every normalised distance unchanged
+    nominal = np.asarray(nominal, bool)
+    e = np.maximum(exponents(Xtr, small=False), exponents(Xte, small=False))
+    e[nominal] = 0
+    Xtr, Xte = scale(Xtr, e), scale(Xte, e)
+    emb = _embed(Xtr, Xte, nominal, np.asarray(n_cat), w)
     inv_quantum = 2.0 ** 40 / float(w.sum())
     n = Xtr.shape[0]
     for s, e in _blocks(Xte.shape[0], n):
@@ -265,6 +272,11 @@ def knn_predict(train: Dataset, X_test: np.ndarray, importances: np.ndarray, k: 
         onehot[np.flatnonzero(known), codes[known]] = 1.0
         prior = onehot.sum(axis=0) / max(onehot.sum(), 1.0)
     else:
+        # targets beyond 2**64: neighbour sums in an exact power-of-two scale (undone below)
+        ye = exponents(Y, small=False)
+        if how == "mean" and train.task == "unsupervised":
+            ye[train.nominal_mask] = 0
+        Y = scale(Y, ye)
         Yk = ~np.isnan(Y)
         Y0 = np.where(Yk, Y, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -282,4 +294,6 @@ def knn_predict(train: Dataset, X_test: np.ndarray, importances: np.ndarray, k: 
             cnt = Yk[idx].sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 out[s:e] = np.where(cnt > 0, num / cnt, fallback)
+    if how != "votes" and ye.any():
+        out = np.ldexp(out, ye[None, :])
     return out

@@ -28,6 +28,7 @@ from typing import Callable, Literal
 
 import numpy as np
 
+from frcli.data.scaling import exponents, scale
 from frcli.errors import choices_error
 
 Direction = Literal["lower", "higher"]
@@ -362,6 +363,14 @@ def evaluate(task: str, Y_true: np.ndarray, pred: np.ndarray, names=None, *,
     for n in names:
         m = MEASURES[n]
         if n == "rrmse":
+            # targets beyond 2**64 (1e300): squares in an exact power-of-two scale, which
+            # leaves the ratio, and so the RRMSE, unchanged (frcli.data.scaling)
+            if np.ndim(Y_true) == 2:
+                ref = [np.asarray(Y_true, np.float64)] + (
+                    [] if train_Y is None else [np.asarray(train_Y, np.float64)])
+                e = exponents(np.vstack(ref), small=False)
+                Y_true, pred = scale(Y_true, e), scale(pred, e)
+                train_Y = None if train_Y is None else scale(train_Y, e)
             if variance == "train":
                 if train_Y is None:
                     raise ValueError("rrmse with variance='train' needs train_Y")

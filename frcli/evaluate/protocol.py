@@ -20,6 +20,8 @@ class EvalSpec:
     weights (False: only ``top`` selects features, P-UNS); top: keep the top-f features only;
     variance: RRMSE normaliser ("train" spec-core, "test" P-ML A23); pr: PR-area method;
     curve: f values (or "pow2") to also report ``<measure>@<f>`` and ``<measure>_area``.
+    kind: "knn" (the above) or "topf" (a scikit-learn ``learner`` on the top-f features, f on
+    ``curve``, features scaled by ``scale``: ``frcli.evaluate.topf``, the ReliefE paper).
     """
 
     knn: int = 5
@@ -30,8 +32,15 @@ class EvalSpec:
     pr: str = "step"
     curve: tuple[int, ...] | str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    kind: str = "knn"
+    learner: str = "auto"
+    scale: str = "minmax"
 
     def to_dict(self) -> dict[str, Any]:
+        if self.kind == "topf":   # (knn runs keep their earlier fingerprint)
+            return {"kind": "topf", "learner": self.learner, "scale": self.scale,
+                    "curve": self.curve if isinstance(self.curve, str) or self.curve is None
+                    else list(self.curve)}
         return {"knn": self.knn, "measures": list(self.measures) if self.measures else None,
                 "weighted": self.weighted, "top": self.top, "variance": self.variance,
                 "pr": self.pr, "curve": self.curve if isinstance(self.curve, str)
@@ -44,7 +53,13 @@ def _truth(test: Dataset) -> np.ndarray:
 
 def evaluate_ranking(train: Dataset, test: Dataset, importances: np.ndarray,
                      spec: EvalSpec) -> dict[str, float]:
-    """{measure: value} of the kNN weighted by ``importances`` (trained on ``train``)."""
+    """{measure: value} of the kNN weighted by ``importances`` (trained on ``train``), or of
+    the top-f learners (``spec.kind == "topf"``)."""
+    if spec.kind == "topf":
+        from frcli.evaluate.topf import evaluate_topf
+
+        return evaluate_topf(train, test, importances, curve=spec.curve or "pow2",
+                             learner=spec.learner, scale=spec.scale)
     names = None
     if spec.measures:   # a config may mix tasks: keep the measures that apply to this one
         from frcli.evaluate.measures import default_measures

@@ -24,9 +24,23 @@ TOP_KEYS = ("name", "description", "output", "datasets", "protocol", "rankers", 
 DATASET_KEYS = ("name", "path", "test", "labels", "task", "targets", "hierarchy", "drop",
                 "nominal", "semi_supervised")
 PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify")
-PROTOCOLS = ("holdout", "cv", "given")
+PROTOCOLS = ("holdout", "cv", "given", "repeated-cv")
+# the protocol keys each type reads beyond type/seed/labeled: any other is refused rather than
+# silently ignored (a `folds:` under holdout); a type missing here accepts every key
+PROTOCOL_USES = {"holdout": ("repeats", "test_fraction"), "cv": ("folds", "stratify"),
+                 "given": (), "repeated-cv": ("repeats", "folds", "stratify")}
+# sanity bounds of the counts in a config (issue 9): far above the papers' (10 repeats,
+# 10 folds, labeled sizes up to a few thousand) and low enough to fail at once, not after
+# hours of planning or gigabytes of memory
+MAX_REPEATS = 1000
+MAX_FOLDS = 1000
+MAX_LABELED_SIZES = 100
+MAX_COUNT = 10**9            # a labeled size, knn, top, a curve point: beyond any data set
+MAX_SEED = 2**63 - 1         # seeds are stored as SQLite integers
 RANKER_KEYS = ("method", "params", "labeled_only")
-EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train")
+EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train",
+             "kind", "learner", "scale")
+EVAL_KINDS = ("knn", "topf")
 
 
 @dataclass(frozen=True)
@@ -89,8 +103,10 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class ProtocolSpec:
-    """How each data set is split: repeated hold-out, k-fold CV or the given train/test files;
-    ``labeled`` adds nested label thinning of every training part (semi-supervised)."""
+    """How each data set is split: repeated hold-out, k-fold CV, ``repeats`` x k-fold CV
+    (``repeated-cv``: split s is fold s % folds of repetition s // folds; stratified by class,
+    or by iterative stratification for mlc) or the given train/test files; ``labeled`` adds
+    nested label thinning of every training part (semi-supervised)."""
 
     type: str = "holdout"
     repeats: int = 10
@@ -102,7 +118,8 @@ class ProtocolSpec:
 
     @property
     def n_splits(self) -> int:
-        return {"holdout": self.repeats, "cv": self.folds, "given": 1}[self.type]
+        return {"holdout": self.repeats, "cv": self.folds, "given": 1,
+                "repeated-cv": self.repeats * self.folds}[self.type]
 
     def definition(self) -> dict[str, Any]:
         """What a single split depends on: hold-out repeat r does not depend on the number of
@@ -110,7 +127,7 @@ class ProtocolSpec:
         d = {"type": self.type, "seed": self.seed}
         if self.type == "holdout":
             d.update(test_fraction=self.test_fraction)
-        elif self.type == "cv":
+        elif self.type in ("cv", "repeated-cv"):   # (repetition r does not depend on repeats)
             d.update(folds=self.folds, stratify=self.stratify)
         return d
 
@@ -260,20 +277,35 @@ def _protocol(d: Any, src: str) -> ProtocolSpec:
     typ = d.get("type", "holdout")
     if typ not in PROTOCOLS:
         raise choices_error(f"protocol type in {src}", typ, PROTOCOLS)
-    pos = (lambda v: v >= 1)
+    if typ in PROTOCOL_USES:
+        unused = [k for k in d if k not in ("type", "seed", "labeled") + PROTOCOL_USES[typ]]
+        if unused:
+            uses = ", ".join(("type", "seed", "labeled") + PROTOCOL_USES[typ])
+            raise ConfigError(f"{src}: protocol.{unused[0]} does not apply to protocol type "
+                              f"{typ!r} (it reads: {uses}); remove it")
     labeled = d.get("labeled") or []
     if isinstance(labeled, int):
         labeled = [labeled]
     if not isinstance(labeled, list) or not all(isinstance(x, int) and not isinstance(x, bool)
-                                                and x >= 1 for x in labeled):
-        raise ConfigError(f"{src}: protocol.labeled: expected a list of positive integers")
+                                                and 1 <= x <= MAX_COUNT for x in labeled):
+        raise ConfigError(f"{src}: protocol.labeled: expected a list of integers in "
+                          f"1..{MAX_COUNT}")
+    if len(set(labeled)) > MAX_LABELED_SIZES:
+        raise ConfigError(f"{src}: protocol.labeled: {len(set(labeled))} sizes; at most "
+                          f"{MAX_LABELED_SIZES}")
+    if typ == "repeated-cv" and labeled:
+        raise ConfigError(f"{src}: protocol.labeled is not available with type repeated-cv "
+                          "(use cv or holdout)")
     return ProtocolSpec(
         type=typ,
-        repeats=_typed(d, "repeats", int, src, "protocol", 10, pos, "an integer >= 1"),
+        repeats=_typed(d, "repeats", int, src, "protocol", 10, lambda v: 1 <= v <= MAX_REPEATS,
+                       f"an integer in 1..{MAX_REPEATS}"),
         test_fraction=_typed(d, "test_fraction", float, src, "protocol", 1 / 3,
                              lambda v: 0 < v < 1, "a number in (0, 1)"),
-        folds=_typed(d, "folds", int, src, "protocol", 10, lambda v: v >= 2, "an integer >= 2"),
-        seed=_typed(d, "seed", int, src, "protocol", 0),
+        folds=_typed(d, "folds", int, src, "protocol", 10, lambda v: 2 <= v <= MAX_FOLDS,
+                     f"an integer in 2..{MAX_FOLDS}"),
+        seed=_typed(d, "seed", int, src, "protocol", 0, lambda v: 0 <= v <= MAX_SEED,
+                    "an integer in 0..2**63-1"),
         labeled=tuple(sorted(set(labeled))),
         stratify=_typed(d, "stratify", bool, src, "protocol", True),
     )
@@ -322,8 +354,11 @@ def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
                 raise choices_error(f"measure in {src}: {w}.measures", m, MEASURES)
     curve = d.get("curve")
     if curve is not None and curve != "pow2":
-        if not (isinstance(curve, list) and all(isinstance(x, int) and x >= 1 for x in curve)):
-            raise ConfigError(f"{src}: {w}.curve: expected 'pow2' or a list of integers >= 1")
+        if not (isinstance(curve, list) and 0 < len(curve) <= 1000 and all(
+                isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= MAX_COUNT
+                for x in curve)):
+            raise ConfigError(f"{src}: {w}.curve: expected 'pow2' or a list of at most 1000 "
+                              f"integers in 1..{MAX_COUNT}")
         curve = tuple(curve)
     variance = d.get("variance", "train")
     if variance not in ("train", "test"):
@@ -336,12 +371,34 @@ def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
     if knn_train not in ("full", "labeled"):
         raise choices_error(f"kNN training rows in {src}: {w}.knn_train", knn_train,
                             ("full", "labeled"))
+    kind = d.get("kind", "knn")
+    if kind not in EVAL_KINDS:
+        raise choices_error(f"evaluation kind in {src}: {w}.kind", kind, EVAL_KINDS)
+    from frcli.evaluate.topf import LEARNERS, SCALES
+
+    learner = d.get("learner", "auto")
+    scale = d.get("scale", "minmax")
+    if kind != "topf":
+        for key in ("learner", "scale"):
+            if key in d:
+                raise ConfigError(f"{src}: {w}.{key} applies to kind: topf only")
+    elif learner not in LEARNERS:
+        raise choices_error(f"learner in {src}: {w}.learner", learner, LEARNERS)
+    elif scale not in SCALES:
+        raise choices_error(f"scale in {src}: {w}.scale", scale, SCALES)
+    if kind == "topf":
+        for key in ("knn", "measures", "weighted", "top", "variance", "pr"):
+            if key in d:
+                raise ConfigError(f"{src}: {w}.{key} is a kNN setting; kind: topf uses "
+                                  "learner, curve and scale")
     spec = EvalSpec(
-        knn=_typed(d, "knn", int, src, w, 5, lambda v: v >= 1, "an integer >= 1"),
+        knn=_typed(d, "knn", int, src, w, 5, lambda v: 1 <= v <= MAX_COUNT,
+                   f"an integer in 1..{MAX_COUNT}"),
         measures=measures or None,
         weighted=_typed(d, "weighted", bool, src, w, True),
-        top=_typed(d, "top", int, src, w, None, lambda v: v >= 1, "an integer >= 1"),
-        variance=variance, pr=pr, curve=curve)
+        top=_typed(d, "top", int, src, w, None, lambda v: 1 <= v <= MAX_COUNT,
+                   f"an integer in 1..{MAX_COUNT}"),
+        variance=variance, pr=pr, curve=curve, kind=kind, learner=learner, scale=scale)
     return spec, knn_train
 
 
@@ -357,8 +414,10 @@ def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
         if req not in d:
             raise ConfigError(f"{src}: missing required key '{req}'")
     name = _typed(d, "name", str, src, "name")
-    if not name or "/" in name or name.startswith("."):
-        raise ConfigError(f"{src}: name {name!r} must be a plain folder name")
+    if (not name or "/" in name or "\\" in name or name.startswith(".") or len(name) > 100
+            or not name.isprintable()):
+        raise ConfigError(f"{src}: name {name!r} must be a plain folder name (printable, no "
+                          f"'/', at most 100 characters)")
     if not isinstance(d["datasets"], list) or not d["datasets"]:
         raise ConfigError(f"{src}: 'datasets' must be a non-empty list")
     datasets = tuple(_dataset(x, i, src, base) for i, x in enumerate(d["datasets"]))
@@ -381,6 +440,9 @@ def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
         task = ds.task_name()
         if task is None:
             continue
+        if evaluation.kind == "topf" and task not in ("classification", "mlc"):
+            raise ConfigError(f"{src}: evaluation kind topf is for classification and mlc; "
+                              f"{ds.name!r} is {task}")
         if evaluation.measures:
             bad = [m for m in evaluation.measures if m not in default_measures(task)]
             if len(bad) == len(evaluation.measures):
@@ -395,8 +457,6 @@ def parse_config(doc: Any, src: str = "<config>", base: Path | None = None,
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
-    import yaml
-
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -409,12 +469,9 @@ def load_config(path: str | Path) -> ExperimentConfig:
                           f"{e.start}") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the config: {e.strerror or e}") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{p}{line}: invalid YAML: {getattr(e, 'problem', e)}") from None
+    from frcli.experiment.yamlio import load_yaml   # duplicate keys, huge numbers, NUL
+
+    doc = load_yaml(text, str(p))
     cfg = parse_config(doc, str(p), p.resolve().parent, text)
     from frcli.experiment import smoke
 

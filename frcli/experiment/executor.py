@@ -6,22 +6,27 @@ the parallelism; nested threads would only oversubscribe the cores).
 """
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import time
 import traceback
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from frcli.errors import ConfigError, UserError
 from frcli.experiment.config import DatasetSpec, ExperimentConfig, ProtocolSpec
-from frcli.experiment.plan import Task, canonical, derive_seed, make_plan, run_definition
+from frcli.experiment.plan import (Plan, Task, build_plan, canonical, derive_seed,
+                                   run_definition)
 from frcli.experiment.store import Store
+
+MAX_JOBS = 256        # worker processes / engine threads: a bound, not a fork bomb (issue 9)
 
 # -- worker side ------------------------------------------------------------------------------
 
@@ -90,6 +95,15 @@ def _splits(ds: DatasetSpec, protocol: ProtocolSpec):
     if protocol.type == "holdout":
         return S.holdout_splits(n, protocol.test_fraction, protocol.repeats, protocol.seed)
     y = data.Y[:, 0] if data.task == "classification" and protocol.stratify else None
+    if protocol.type == "repeated-cv":
+        out = []
+        for r in range(protocol.repeats):
+            if data.task == "mlc" and protocol.stratify:
+                folds = S.iterative_stratification(data.Y, protocol.folds, protocol.seed, r)
+            else:
+                folds = S.kfold_assign(n, protocol.folds, protocol.seed, y, repeat=r)
+            out.extend(S.folds_to_splits(folds))
+        return out
     return S.kfold_splits(n, protocol.folds, protocol.seed, y)
 
 
@@ -103,6 +117,38 @@ def _labelled_rows(task: Task, train_idx: np.ndarray) -> np.ndarray:
         return S.thin_cv_labels(folds, [task.labeled], p.seed)[task.labeled][task.split]
     seed = derive_seed(p.seed, "thin", task.dataset.name, task.split)
     return S.thin_labels(train_idx, [task.labeled], seed)[task.labeled]
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this process when ``parent`` (the client) ends, however it
+    ends (``kill``, SIGKILL, a crash), instead of living on reparented to init.
+
+    Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, the kernel's own notice (sent when the thread
+    that spawned us exits: the pool spawns from the client's main thread). Everywhere, as a
+    second line: a daemon thread that polls the parent pid once a second. The pool's
+    resource tracker then sees its pipe close (the parent and every worker held it) and ends
+    too."""
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)      # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):      # pragma: no cover - no prctl: the thread does
+            pass
+    if os.getppid() != parent:                 # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="frcli-parent-watch", daemon=True).start()
 
 
 def run_task(task: Task, threads: int = 1) -> dict[str, Any]:
@@ -224,58 +270,87 @@ def preflight(cfg: ExperimentConfig) -> None:
                                   f"({ds.name}): {e}") from None
 
 
-def _conflicts(store: Store, cfg: ExperimentConfig, plan: list[Task]) -> list[str]:
-    done = store.finished()
+def _conflicts(store: Store, plan: Plan, done: dict) -> list[str]:
+    """The stored runs of this plan whose definition (hash) differs from the config's; one
+    pass over the stored runs, not over the plan."""
     out = []
-    for t in plan:
-        for key, h in zip(t.run_keys(), t.hashes):
-            if key in done and done[key] != h:
+    for key, h in done.items():
+        want = plan.expected_hash(key)
+        if want is not None and want != h:
+            if not out:           # explain the first one
+                t = plan.cfg
+                ds = next(d for d in t.datasets if d.name == key[0])
+                r = next(r for r in t.rankers if r.method == key[3])
                 old = store.definition(key) or {}
-                new = run_definition(cfg, t.dataset, t.labeled, t.ranker)
+                new = run_definition(t, ds, key[2], r)
                 changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
                 what = ", ".join(changed) or "definition"
                 out.append(f"{key[0]} split {key[1]} {key[3]} {key[4]} ({what} changed)")
+            else:
+                out.append(str(key))
     return out
 
 
-def _forest_groups(tasks: list[Task]) -> list[list[Task]]:
+def _forest_groups(tasks: Iterable[Task]) -> Iterator[list[Task]]:
     """Tasks that share a forest (one data split, one ensemble: the Symbolic, Genie3 and
-    RF-score rankers, plan.seed_key) in plan order, so one worker grows it once."""
+    RF-score rankers, plan.seed_key), so one worker grows it once. Streamed: the plan yields
+    a split's tasks together, so only one split's tasks are held at a time."""
     from frcli.experiment.plan import seed_key
 
-    groups: dict[tuple, list[Task]] = {}
+    block: tuple | None = None
+    groups: dict[str, list[Task]] = {}
     for t in tasks:
-        groups.setdefault((t.dataset.name, t.split, t.labeled, seed_key(t.ranker.method)),
-                          []).append(t)
-    return list(groups.values())
+        b = (t.dataset.name, t.split, t.labeled)
+        if b != block:
+            yield from groups.values()
+            block, groups = b, {}
+        groups.setdefault(seed_key(t.ranker.method), []).append(t)
+    yield from groups.values()
 
 
 def _run_group(tasks: list[Task], threads: int) -> list[dict[str, Any]]:
     return [run_task(t, threads) for t in tasks]
 
 
-def _iter_local(tasks: list[Task], jobs: int, threads: int) -> Iterator[tuple[Task, dict]]:
+def _iter_local(tasks: Iterable[Task], jobs: int, threads: int) -> Iterator[tuple[Task, dict]]:
     if jobs <= 1:
         for t in tasks:
             yield t, run_task(t, threads)
         return
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        futs = {pool.submit(_run_group, g, threads): g for g in _forest_groups(tasks)}
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
+                             initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+        # a bounded window of submitted forest groups: a large plan streams through the
+        # pool instead of being pickled into it up front
+        pending = _forest_groups(tasks)
+        futs: dict = {}
+
+        def fill() -> None:
+            while len(futs) < 4 * jobs:
+                g = next(pending, None)
+                if g is None:
+                    return
+                futs[pool.submit(_run_group, g, threads)] = g
+
         try:
-            for f in as_completed(futs):
-                for t, res in zip(futs[f], f.result()):
-                    yield t, res
+            fill()
+            while futs:
+                finished, _ = wait(list(futs), return_when=FIRST_COMPLETED)
+                for f in finished:
+                    g = futs.pop(f)
+                    for t, res in zip(g, f.result()):
+                        yield t, res
+                fill()
         except BaseException:
             for f in futs:
                 f.cancel()
             raise
 
 
-def _iter_dask(tasks: list[Task], address: str, jobs: int, threads: int
+def _iter_dask(tasks: Iterable[Task], address: str, jobs: int, threads: int
                ) -> Iterator[tuple[Task, dict]]:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -293,11 +368,19 @@ def _iter_dask(tasks: list[Task], address: str, jobs: int, threads: int
         except OSError as e:
             raise UserError(f"cannot reach the dask scheduler at {address}: {e}") from None
     try:
-        futs = {}
-        for t in tasks:
+        window = 4 * max(1, jobs, len(client.scheduler_info().get("workers", {})))
+        pending = iter(tasks)
+        futs: dict = {}
+        for t in itertools.islice(pending, window):     # a bounded window, as locally
             futs[client.submit(run_task, t, threads, pure=False)] = t
-        for f in as_completed(list(futs)):
-            yield futs[f], f.result()
+        ac = as_completed(list(futs))
+        for f in ac:
+            yield futs.pop(f), f.result()
+            t = next(pending, None)
+            if t is not None:
+                nf = client.submit(run_task, t, threads, pure=False)
+                futs[nf] = t
+                ac.add(nf)
     finally:
         client.close()
         if cluster is not None:
@@ -312,7 +395,10 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
 
     ``threads``: engine threads per task (default 1: the pool or cluster is the parallelism).
     """
-    plan = make_plan(cfg)
+    if not 1 <= jobs <= MAX_JOBS or not 1 <= threads <= MAX_JOBS:
+        raise ConfigError(f"--jobs {jobs} / --threads {threads}: each must be in 1..{MAX_JOBS} "
+                          f"(this machine has {os.cpu_count()} cores)")
+    plan = build_plan(cfg)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         preflight(cfg)
@@ -327,25 +413,30 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
     warn_once(str(w.message) for w in caught)
     outdir = cfg.output_dir(output)
     t_start = time.perf_counter()
-    with Store(outdir) as store:
+    with Store(outdir, replace_damaged=force) as store:
+        done = store.finished()
         if not force:
-            bad = _conflicts(store, cfg, plan)
+            bad = _conflicts(store, plan, done)
             if bad:
                 raise ConfigError(
                     f"{len(bad)} finished run(s) in {outdir} were computed with a different "
                     f"definition, e.g. {bad[0]}; rerun with --force to recompute them, or use "
                     f"another name or --output")
-        done = store.finished()
-        if force:
-            todo = plan
-        else:
-            todo = [t for t in plan if any(k not in done for k in t.run_keys())]
+
+        def unfinished(t: Task) -> bool:
+            return force or any(k not in done for k in t.run_keys())
+
+        left = Counter(t.dataset.name for t in plan if unfinished(t))   # per data set
+        n_todo = sum(left.values())
+        todo = (t for t in plan if unfinished(t))          # streamed, never a list
         store.save_config(cfg.text or canonical({"name": cfg.name}))
-        store.set_current(k for t in plan for k in t.run_keys())
-        summary = Summary(outdir, tasks=len(plan), skipped=len(plan) - len(todo))
+        store.set_current(plan.run_keys())
+        summary = Summary(outdir, tasks=len(plan), skipped=len(plan) - n_todo)
         known_datasets: set[str] = set()
-        it = _iter_dask(todo, dask, jobs, threads) if dask else _iter_local(todo, jobs, threads)
-        with _progress(todo, progress) as advance:
+        workers = max(1, min(jobs, n_todo))
+        it = (_iter_dask(todo, dask, workers, threads) if dask
+              else _iter_local(todo, workers, threads))
+        with _progress(left, progress) as advance:
             for task, res in it:
                 warn_once(res.get("warnings", ()))
                 if "error" in res:
@@ -390,12 +481,11 @@ class _progress:
 
     LOG_EVERY = 60.0
 
-    def __init__(self, tasks: list[Task], enabled: bool | None):
-        self.total = len(tasks)
+    def __init__(self, left: dict[str, int], enabled: bool | None):
+        """``left``: the number of tasks to run per data set."""
+        self.left = dict(left)
+        self.total = sum(self.left.values())
         self.enabled = enabled
-        self.left: dict[str, int] = {}
-        for t in tasks:
-            self.left[t.dataset.name] = self.left.get(t.dataset.name, 0) + 1
 
     def __enter__(self):
         if self.enabled is False or self.total == 0:

@@ -20,7 +20,7 @@ import hashlib
 import itertools
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from frcli.errors import ConfigError, UserError
 from frcli.evaluate.protocol import EvalSpec
@@ -136,12 +136,87 @@ def run_params(ranker: RankerSpec, params: dict[str, Any]) -> str:
     return canonical(p)
 
 
-def make_plan(cfg: ExperimentConfig) -> list[Task]:
-    """Every task of the experiment in a fixed order (dataset, split, labeled, ranker)."""
-    grids = {}
+MAX_RUNS = 1_000_000     # runs in one experiment (issue 9: a bound, not hours of planning)
+
+
+@dataclass
+class Plan:
+    """The tasks of an experiment, generated lazily in a fixed order (dataset, split,
+    labeled, ranker; RF-score rankers first): ``len`` and ``runs`` are counted, not
+    materialised, so a large legitimate plan starts at once. A run's hash depends on neither
+    the split nor the seed, so it is computed once per (data set, labeled size, ranker,
+    parameters), not once per split. ``expected_hash`` answers, for a stored run key, the
+    hash the current config gives it (None: not part of this plan) in O(1): the runner checks
+    the stored runs against the plan without walking the plan."""
+
+    cfg: ExperimentConfig
+    grids: dict[str, tuple[str, ...]]          # ranker key -> canonical params of its runs
+
+    def __post_init__(self) -> None:
+        self._hashes: dict[tuple, tuple[str, ...]] = {}
+        self._sizes = self.cfg.protocol.labeled or (0,)
+        self._order = sorted(self.cfg.rankers, key=_forest_first)
+        self._by_run = {(r.method, p): r for r in self.cfg.rankers for p in self.grids[r.key()]}
+        self._datasets = {d.name: d for d in self.cfg.datasets}
+
+    def __len__(self) -> int:
+        return (len(self.cfg.datasets) * self.cfg.protocol.n_splits * len(self._sizes)
+                * len(self.cfg.rankers))
+
+    @property
+    def runs(self) -> int:
+        per_split = sum(len(self.grids[r.key()]) for r in self.cfg.rankers)
+        return (len(self.cfg.datasets) * self.cfg.protocol.n_splits * len(self._sizes)
+                * per_split)
+
+    def hashes(self, ds: DatasetSpec, L: int, r: RankerSpec) -> tuple[str, ...]:
+        key = (ds.name, L, r.key())
+        h = self._hashes.get(key)
+        if h is None:
+            h = self._hashes[key] = tuple(run_hash(self.cfg, ds, L, r, p)
+                                          for p in self.grids[r.key()])
+        return h
+
+    def expected_hash(self, key: tuple[str, int, int, str, str]) -> str | None:
+        dataset, split, L, method, params = key
+        ds = self._datasets.get(dataset)
+        r = self._by_run.get((method, params))
+        if (ds is None or r is None or not 0 <= split < self.cfg.protocol.n_splits
+                or L not in self._sizes):
+            return None
+        return self.hashes(ds, L, r)[self.grids[r.key()].index(params)]
+
+    def __iter__(self) -> Iterator[Task]:
+        cfg = self.cfg
+        for ds in cfg.datasets:
+            for split in range(cfg.protocol.n_splits):
+                for L in self._sizes:
+                    for r in self._order:
+                        yield Task(
+                            dataset=ds, split=split, labeled=L, ranker=r,
+                            seed=derive_seed(cfg.protocol.seed, ds.name, split, L,
+                                             seed_key(r.method)),
+                            protocol=cfg.protocol, evaluation=cfg.evaluation,
+                            knn_train=cfg.knn_train, params=self.grids[r.key()],
+                            hashes=self.hashes(ds, L, r))
+
+    def run_keys(self) -> Iterator[tuple[str, int, int, str, str]]:
+        """Every run key of the plan, in plan order (without building the tasks)."""
+        for ds in self.cfg.datasets:
+            for split in range(self.cfg.protocol.n_splits):
+                for L in self._sizes:
+                    for r in self._order:
+                        for p in self.grids[r.key()]:
+                            yield (ds.name, split, L, r.method, p)
+
+
+def build_plan(cfg: ExperimentConfig) -> Plan:
+    """Validate every ranker entry's parameters, refuse duplicate runs and plans of more
+    than ``MAX_RUNS`` runs, and return the lazy ``Plan``."""
+    grids: dict[str, tuple[str, ...]] = {}
     for i, r in enumerate(cfg.rankers):
         try:
-            grids[r.key()] = [run_params(r, p) for p in param_grid(r)]
+            grids[r.key()] = tuple(run_params(r, p) for p in param_grid(r))
         except UserError as e:   # name the entry: "cfg.yaml: rankers[2] (relief): ..."
             raise ConfigError(f"{cfg.source}: rankers[{i}] ({r.method}): {e}") from None
     seen: dict[tuple[str, str], int] = {}
@@ -151,18 +226,17 @@ def make_plan(cfg: ExperimentConfig) -> list[Task]:
                 raise ConfigError(f"{cfg.source}: rankers[{i}] and rankers[{seen[r.method, p]}] "
                                   f"both produce {r.method} with {p}")
             seen[r.method, p] = i
-    sizes = cfg.protocol.labeled or (0,)
-    tasks = []
-    for ds in cfg.datasets:
-        for split in range(cfg.protocol.n_splits):
-            for L in sizes:
-                for r in sorted(cfg.rankers, key=_forest_first):
-                    params = tuple(grids[r.key()])
-                    tasks.append(Task(
-                        dataset=ds, split=split, labeled=L, ranker=r,
-                        seed=derive_seed(cfg.protocol.seed, ds.name, split, L,
-                                         seed_key(r.method)),
-                        protocol=cfg.protocol, evaluation=cfg.evaluation,
-                        knn_train=cfg.knn_train, params=params,
-                        hashes=tuple(run_hash(cfg, ds, L, r, p) for p in params)))
-    return tasks
+    out = Plan(cfg, grids)
+    if out.runs > MAX_RUNS:
+        sizes = len(cfg.protocol.labeled or (0,))
+        raise ConfigError(
+            f"{cfg.source}: the plan has {out.runs:,} runs ({len(cfg.datasets)} data set(s) x "
+            f"{cfg.protocol.n_splits} split(s) x {sizes} labeled size(s) x "
+            f"{sum(len(g) for g in grids.values())} ranker parameter combination(s)); at most "
+            f"{MAX_RUNS:,}: use fewer repeats, folds or grid values, or split the study")
+    return out
+
+
+def make_plan(cfg: ExperimentConfig) -> list[Task]:
+    """Every task of the experiment in a fixed order (dataset, split, labeled, ranker)."""
+    return list(build_plan(cfg))

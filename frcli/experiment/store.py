@@ -12,10 +12,19 @@ Tables
 * ``current``: the run keys of the latest config; exports show only these runs (runs of
   entries since removed from the config stay stored but are not mixed in; ``all_runs=True``).
 * ``meta``: the config text of the latest invocation, schema version.
+
+Safety (issue 9): one writer per folder (``StoreLock``, a ``flock`` on ``results.lock`` holding
+the writer's pid; the kernel drops it when the process dies, so a stale lock is simply taken
+over); a new store is built under a temporary name and renamed into place, so an empty or
+half-made ``results.sqlite`` is always damage, never "a new store"; every opening checks the
+header and ``PRAGMA quick_check`` and refuses a damaged store (``--force`` moves it aside and
+starts anew); readers open read-only (``mode=ro``; ``immutable`` in a read-only folder).
 """
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -25,6 +34,8 @@ import numpy as np
 
 SCHEMA_VERSION = 1
 DB_NAME = "results.sqlite"
+LOCK_NAME = "results.lock"
+_HEADER = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -53,42 +64,309 @@ CREATE TABLE IF NOT EXISTS rankings (
 RunKey = tuple[str, int, int, str, str]
 
 
-class Store:
-    def __init__(self, directory: str | Path, *, create: bool = True):
-        self.dir = Path(directory)
-        path = self.dir / DB_NAME
-        if not create and not path.is_file():
-            from frcli.errors import UserError
+# -- safety: damage, read-only folders, the writer lock --------------------------------------
 
-            raise UserError(f"no result store in {self.dir} (expected {DB_NAME})")
+def _guarded(method):
+    """SQLite errors of a store method as one-line ``UserError``s (damage found only when a
+    page is read, a folder that became read-only, a full disk) instead of tracebacks."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as e:
+            raise _store_error(e, self.path, self.dir) from None
+    return wrapper
+
+
+def _store_error(e: sqlite3.DatabaseError, path: Path, directory: Path):
+    from frcli.errors import UserError
+
+    name = getattr(e, "sqlite_errorname", "") or ""
+    text = str(e)
+    if name.startswith("SQLITE_READONLY") or "readonly" in text:
+        return UserError(read_only_message(directory))
+    if name.startswith("SQLITE_FULL") or "disk is full" in text:
+        return UserError(f"{path}: the disk is full; the runs stored so far are kept, free "
+                         "some space and rerun to continue")
+    if name.startswith("SQLITE_BUSY") or "locked" in text:
+        return UserError(f"{path}: the store is busy (locked by another process); try again")
+    if isinstance(e, sqlite3.OperationalError) and name.startswith(("SQLITE_CANTOPEN",
+                                                                    "SQLITE_IOERR")):
+        return UserError(f"{path}: cannot open or read the store: {text}")
+    return UserError(f"{path}: not a usable frcli result store: it is damaged ({text}); "
+                     "nothing was changed: move it away, or rerun the experiment with --force "
+                     "to start a new store (the damaged file is kept beside it)")
+
+
+def read_only_message(directory: Path) -> str:
+    return (f"{directory} is read-only: results cannot be written there; make it writable or "
+            f"choose another --output (reading it, e.g. frcli results export, works)")
+
+
+def _writable(p: Path) -> bool:
+    return os.access(p, os.W_OK)
+
+
+def damage(path: Path) -> str | None:
+    """What is wrong with the store file at ``path`` (None: intact). Cheap: the size, the
+    16-byte SQLite header and ``PRAGMA quick_check`` (one pass over the pages, no index
+    cross-checks)."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(len(_HEADER))
+    except OSError as e:
+        return f"cannot read it ({e.strerror or e})"
+    if size == 0:
+        return "it is empty (0 bytes: truncated)"
+    if head != _HEADER:
+        return "it is not an SQLite database (bad header)"
+    try:
+        con = _connect_readonly(path)
+    except sqlite3.DatabaseError as e:
+        return f"it cannot be opened ({e})"
+    try:
+        rows = con.execute("PRAGMA quick_check(3)").fetchall()
+    except sqlite3.DatabaseError as e:
+        return f"it is damaged ({e})"
+    finally:
+        con.close()
+    if rows != [("ok",)]:
+        found = [line.strip() for r in rows for line in str(r[0]).splitlines()
+                 if line.strip() and not line.startswith("***")]
+        text = "; ".join(found[:2]) + ("; ..." if len(found) > 2 else "")
+        return f"it is damaged (integrity check: {text})"
+    return None
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """``mode=ro``; in a read-only folder SQLite cannot make the WAL index (``-shm``) it
+    needs even to read, and nothing can write there, so the file is opened ``immutable``."""
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    try:
+        con = sqlite3.connect(uri, uri=True, isolation_level=None)
+        con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return con
+    except sqlite3.OperationalError:
+        wal = path.with_name(path.name + "-wal")
+        if _writable(path.parent) or (wal.exists() and wal.stat().st_size > 0):
+            raise
+    return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+
+
+def _create(path: Path) -> None:
+    """A new store with its schema, built under a temporary name and renamed into place."""
+    tmp = path.with_name(path.name + ".new")
+    for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm"),
+                     tmp.with_name(tmp.name + "-journal")):
+        leftover.unlink(missing_ok=True)
+    con = sqlite3.connect(str(tmp), isolation_level=None)
+    try:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.executescript(_SCHEMA)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),))
+    finally:
+        con.close()           # the last connection checkpoints the WAL into the file
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(d: Path) -> None:
+    try:
+        fd = os.open(d, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename a damaged store (and its WAL files) to ``results.sqlite.damaged-<time>``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    kept = path.with_name(f"{path.name}.damaged-{stamp}")
+    k = 1
+    while kept.exists():
+        kept = path.with_name(f"{path.name}.damaged-{stamp}-{k}")
+        k += 1
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.replace(side, kept.with_name(kept.name + suffix))
+    os.replace(path, kept)
+    return kept
+
+
+class StoreLock:
+    """The writer lock of a result folder: ``flock`` on ``results.lock``, which holds the
+    writer's pid. The kernel releases it when the process ends (even by SIGKILL), so a lock
+    file left by a dead process is taken over without ceremony. Where ``flock`` is missing
+    (not POSIX) or refused (some network file systems), the pid in the file decides: a live
+    process other than this one holds the folder."""
+
+    def __init__(self, directory: Path):
         from frcli.errors import UserError
 
+        self.path = Path(directory) / LOCK_NAME
+        try:
+            self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise UserError(f"cannot create the lock file {self.path}: "
+                            f"{e.strerror or e}") from None
+        holder = None
+        try:
+            import fcntl
+        except ImportError:          # pragma: no cover - not POSIX
+            fcntl = None
+        try:
+            if fcntl is None:
+                raise OSError("no flock")
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = self._holder() or "unknown"
+        except OSError:              # flock unsupported here: fall back on the pid
+            pid = self._holder()
+            if pid and pid != os.getpid() and _alive(pid):
+                holder = pid
+        if holder is not None:
+            os.close(self.fd)
+            self.fd = None
+            raise UserError(f"{directory} is in use: another frcli process (pid {holder}) is "
+                            f"writing to it; wait for it to finish, or choose another --output")
+        os.ftruncate(self.fd, 0)
+        os.write(self.fd, f"{os.getpid()}\n".encode())
+
+    def _holder(self) -> int | None:
+        try:
+            with open(self.path, encoding="ascii", errors="replace") as fh:
+                return int(fh.read(32).strip() or 0) or None
+        except (OSError, ValueError):
+            return None
+
+    def release(self) -> None:
+        if self.fd is not None:
+            try:
+                os.ftruncate(self.fd, 0)
+            except OSError:
+                pass
+            os.close(self.fd)        # drops the flock
+            self.fd = None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+
+class Store:
+    """A result folder's SQLite store.
+
+    ``create=True`` opens it for writing (the experiment runner): creates the folder and the
+    store when absent, takes the folder's writer lock (``StoreLock``: a second writer gets a
+    ``UserError`` naming the holder's pid) and refuses a damaged store unless
+    ``replace_damaged`` (``--force``), which moves it aside (never deletes it).
+    ``create=False`` opens an existing store read-only (exports, stats, summaries): it works
+    in a read-only folder and takes no lock (SQLite's WAL lets readers run beside a writer).
+    Both check the store's integrity on opening (``damage``).
+    """
+
+    def __init__(self, directory: str | Path, *, create: bool = True,
+                 replace_damaged: bool = False):
+        from frcli.errors import UserError
+
+        self.dir = Path(directory)
+        self.path = path = self.dir / DB_NAME
+        self.readonly = not create
+        self._lock: StoreLock | None = None
+        if not create:
+            if not path.is_file():
+                raise UserError(f"no result store in {self.dir} (expected {DB_NAME})")
+            problem = damage(path)
+            if problem:
+                raise UserError(f"{path}: not a usable frcli result store: {problem}")
+            self.conn = _connect_readonly(path)
+            self._check_tables()
+            return
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UserError(f"cannot create the result folder {self.dir}: "
                             f"{e.strerror or e}") from None
-        self.path = path
+        if not _writable(self.dir) or (path.exists() and not _writable(path)):
+            raise UserError(read_only_message(self.dir))
+        self._lock = StoreLock(self.dir)
+        try:
+            self._open_for_writing(replace_damaged)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _open_for_writing(self, replace_damaged: bool) -> None:
+        from frcli.errors import UserError
+
+        path = self.path
+        if path.exists():
+            problem = damage(path)
+            if problem and not replace_damaged:
+                raise UserError(
+                    f"{path}: not a usable frcli result store: {problem}; nothing was "
+                    f"changed: move it away, or rerun with --force to start a new store "
+                    f"(the damaged file is kept beside it)")
+            if problem:
+                kept = _move_aside(path)
+                import warnings
+
+                warnings.warn(f"{path}: {problem}; moved it to {kept.name} and started a new "
+                              f"store (--force)", stacklevel=3)
+        if not path.exists():
+            _create(path)
         try:
             self.conn = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+            self._check_tables()          # before anything writes (a foreign database)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.execute("PRAGMA foreign_keys=ON")
-            if create:
-                self.conn.executescript(_SCHEMA)
-                self._set_meta("schema_version", str(SCHEMA_VERSION))
-            else:
-                have = {r[0] for r in self.conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type='table'")}
-                if not {"runs", "scores", "current"} <= have:
-                    raise sqlite3.DatabaseError("it has no frcli result tables")
-        except sqlite3.DatabaseError as e:  # not a database, not ours, or not writable
+            self._set_meta("schema_version", str(SCHEMA_VERSION))
+        except sqlite3.DatabaseError as e:
             if hasattr(self, "conn"):
                 self.conn.close()
-            raise UserError(f"{path}: not a usable frcli result store ({e})") from None
+            raise _store_error(e, path, self.dir) from None
+
+    def _check_tables(self) -> None:
+        from frcli.errors import UserError
+
+        try:
+            have = {r[0] for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as e:
+            self.conn.close()
+            raise _store_error(e, self.path, self.dir) from None
+        if not {"runs", "scores", "current"} <= have:
+            self.conn.close()
+            raise UserError(f"{self.path}: not a usable frcli result store (it has no frcli "
+                            f"result tables); nothing was changed: use another --output")
 
     def close(self) -> None:
-        self.conn.close()
+        try:
+            self.conn.close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
 
     def __enter__(self) -> "Store":
         return self
@@ -97,6 +375,7 @@ class Store:
         self.close()
 
     # -- meta --------------------------------------------------------------------------
+    @_guarded
     def _set_meta(self, key: str, value: str) -> None:
         with self._tx():
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -112,25 +391,29 @@ class Store:
         return _Transaction(self.conn)
 
     # -- reading -----------------------------------------------------------------------
+    @_guarded
     def finished(self) -> dict[RunKey, str]:
         """Run key → run hash of every stored run."""
         rows = self.conn.execute(
             "SELECT dataset, split, labeled, method, params, run_hash FROM runs")
         return {tuple(r[:5]): r[5] for r in rows}
 
+    @_guarded
     def definition(self, key: RunKey) -> dict[str, Any] | None:
         row = self.conn.execute(
             "SELECT definition FROM runs WHERE dataset=? AND split=? AND labeled=? AND "
             "method=? AND params=?", key).fetchone()
         return json.loads(row[0]) if row and row[0] else None
 
+    @_guarded
     def set_current(self, keys: Iterable[RunKey]) -> None:
         """Record the run keys of the config being run (replacing the previous ones)."""
         with self._tx():
             self.conn.execute("DELETE FROM current")
             self.conn.executemany("INSERT OR IGNORE INTO current VALUES (?, ?, ?, ?, ?)",
-                                  list(keys))
+                                  keys)          # streamed: a large plan is never a list
 
+    @_guarded
     def tidy(self, all_runs: bool = False) -> list[tuple]:
         """Rows of the tidy table (see ``TIDY_COLUMNS``), in a fixed order: the runs of the
         latest config, or every stored run with ``all_runs``."""
@@ -147,6 +430,7 @@ class Store:
             "r.rank_time_s, r.eval_time_s FROM runs r JOIN scores s USING (run_id) " + where +
             "ORDER BY r.dataset, r.split, r.labeled, r.method, r.params, s.measure"))
 
+    @_guarded
     def ranking(self, key: RunKey) -> tuple[list[str], np.ndarray] | None:
         row = self.conn.execute(
             "SELECT g.importances, d.feature_names FROM runs r JOIN rankings g USING (run_id) "
@@ -157,12 +441,14 @@ class Store:
         return json.loads(row[1]) if row[1] else [], np.frombuffer(row[0], dtype=np.float64)
 
     # -- writing -----------------------------------------------------------------------
+    @_guarded
     def put_dataset(self, name: str, task: str, n_examples: int,
                     feature_names: list[str]) -> None:
         with self._tx():
             self.conn.execute("INSERT OR REPLACE INTO datasets VALUES (?, ?, ?, ?)",
                               (name, task, n_examples, json.dumps(feature_names)))
 
+    @_guarded
     def put_run(self, key: RunKey, *, run_hash: str, definition: dict[str, Any], seed: int,
                 n_train: int, n_test: int, rank_time_s: float, eval_time_s: float,
                 scores: dict[str, float], importances: np.ndarray,
@@ -210,6 +496,7 @@ class _Transaction:
         else:
             self.conn.execute("ROLLBACK")
         return False
+
 
 
 TIDY_COLUMNS = ("dataset", "split", "labeled", "method", "params", "measure", "value",

@@ -136,6 +136,84 @@ class Param:
         return v
 
 
+MAX_SEED = 2**63 - 1        # seeds are stored as SQLite integers
+MAX_JOBS = 256              # engine threads
+MAX_GRID = 10_000           # parameter combinations of one call
+
+
+def check_run_options(seed: Any, jobs: Any) -> None:
+    """``seed`` and ``jobs`` are integers in their bounds (a negative seed used to reach
+    numpy's ``SeedSequence`` as a bare ValueError)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or \
+            not 0 <= int(seed) <= MAX_SEED:
+        raise ConfigError(f"bad seed {seed!r}: expected an integer in 0..2**63-1")
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or \
+            not 1 <= int(jobs) <= MAX_JOBS:
+        raise ConfigError(f"bad jobs {jobs!r}: expected an integer in 1..{MAX_JOBS}")
+
+
+def require_labels(dataset: Dataset, method: str, *, ssl_ok: bool = False) -> None:
+    """A supervised ranking needs rows with a known target: none at all (a target column
+    that is all ``?``) is a ``DataError`` naming the data, not zeros and a numpy warning.
+    ``ssl_ok``: a semi-supervised data set may have none (SSL-Relief then is URelief)."""
+    from frcli.errors import DataError
+
+    if dataset.task == "unsupervised" or dataset.Y is None or dataset.labeled is None:
+        return
+    if dataset.n_examples and not bool(np.any(dataset.labeled)) and not (
+            ssl_ok and dataset.semi_supervised):
+        raise DataError(f"no row has a known target (task {dataset.task}): method "
+                        f"'{method}' has nothing to learn from; choose other targets, or "
+                        f"rank with --task unsupervised", dataset.source or dataset.name)
+
+
+MIN_ROWS = 5    # fewer rows (with a known target) than this: no ranking means much
+
+
+def degenerate_reason(dataset: Dataset, rankings: list[Ranking]) -> str | None:
+    """Why the rankings say nothing, or None: too few rows, every feature constant (identical
+    rows included), constant targets, or every feature given the same importance (issue 9:
+    these used to pass as all-zero, or all-1.0, rankings without a word)."""
+    rows = dataset.labeled if (dataset.labeled is not None and dataset.task != "unsupervised"
+                               and not dataset.semi_supervised) else None
+    X = dataset.X if rows is None else dataset.X[rows]
+    n = X.shape[0]
+    F = X.shape[1]
+    equal = [r for r in rankings if F >= 2 and np.ptp(np.nan_to_num(r.importances)) == 0.0]
+    reasons = []
+    if n < MIN_ROWS:
+        reasons.append(f"only {n} row(s)" + (" with a known target" if rows is not None
+                                            else ""))
+    spread = _spread(X) if n else np.zeros(F)
+    if n and F and not np.any(spread > 0):
+        reasons.append("every feature is constant (or unknown) in these rows")
+    if dataset.Y is not None and dataset.task != "unsupervised" and n:
+        Y = np.asarray(dataset.Y if rows is None else dataset.Y[rows], dtype=np.float64)
+        if not np.any(_spread(Y) > 0):
+            reasons.append("the targets are constant")
+        elif any(r.meta.get("constant_targets") for r in rankings):
+            reasons.append("every sampled example and its neighbours have the same target")
+    if not reasons and not equal:
+        return None
+    if equal:
+        v = float(np.nan_to_num(equal[0].importances)[0])
+        tail = f"every feature got importance {v:g}"
+        if not reasons:
+            reasons.append("no feature separated the examples")
+        return f"{'; '.join(reasons)}: {tail}"
+    return "; ".join(reasons) + ": the importances carry little information"
+
+
+def _spread(A: np.ndarray) -> np.ndarray:
+    """max - min of every column over its known values (NaN for an all-unknown column),
+    without numpy's all-NaN warnings."""
+    import warnings
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmax(A, axis=0) - np.nanmin(A, axis=0)
+
+
 class Ranker:
     """Base class of every ranker. Subclasses set ``name``-independent metadata and ``_rank``.
 
@@ -147,6 +225,9 @@ class Ranker:
     params: ClassVar[tuple[Param, ...]] = ()
     grid_params: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
+    # rankings that learn from the data: equal importances mean they learned nothing, which
+    # ``rank`` reports (``degenerate_reason``); the baselines that ignore the data say False
+    learns: ClassVar[bool] = True
 
     def __init__(self, method: str):
         self.method = method
@@ -162,15 +243,22 @@ class Ranker:
         out: dict[str, list[Any]] = {}
         for key, value in raw.items():
             if key not in spec:
+                from frcli.errors import did_you_mean
+
                 allowed = ", ".join(sorted(spec)) or "(none)"
                 raise ConfigError(
-                    f"unknown parameter '{key}' for method '{self.method}'; allowed: {allowed}")
+                    f"unknown parameter '{key}' for method '{self.method}'"
+                    f"{did_you_mean(key, spec)}; allowed: {allowed}")
             values = value if isinstance(value, (list, tuple)) else [value]
             if not values:
                 raise ConfigError(f"parameter '{key}' has an empty list of values")
             out[key] = [spec[key].value(v) for v in values]
         for name, p in spec.items():
             out.setdefault(name, [p.default])
+        combos = math.prod(len(v) for v in out.values())
+        if combos > MAX_GRID:
+            raise ConfigError(f"the parameter lists make {combos:,} combinations; at most "
+                              f"{MAX_GRID:,} in one ranker entry")
         return out
 
     def check_task(self, dataset: Dataset) -> None:
@@ -207,6 +295,7 @@ class Ranker:
     def rank(self, dataset: Dataset, params: Mapping[str, Any] | None = None, *,
              seed: int = 0, jobs: int = 1) -> list[Ranking]:
         """One Ranking per combination of the (possibly list-valued) parameters."""
+        check_run_options(seed, jobs)
         grid = self.validate(dataset, params)
         outer = [k for k in grid if k not in self.grid_params]
         results: list[Ranking] = []
@@ -214,6 +303,13 @@ class Ranker:
             fixed = dict(zip(outer, combo))
             inner = {k: grid[k] for k in self.grid_params}
             results.extend(self.rank_grid(dataset, fixed, inner, seed=seed, jobs=jobs))
+        if self.learns:
+            why = degenerate_reason(dataset, results)
+            if why:
+                import warnings
+
+                warnings.warn(f"{dataset.source or dataset.name}: degenerate ranking by "
+                              f"'{self.method}': {why}", stacklevel=2)
         return results
 
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],

@@ -14,6 +14,7 @@ class _Baseline(Ranker):
     """A ranking that ignores the targets; subclasses say how to draw the importances."""
 
     tasks = TASKS
+    learns = False       # equal (uniform) importances are the point, not a degenerate case
 
     def importances(self, dataset: Dataset, seed: int) -> np.ndarray:
         raise NotImplementedError

@@ -14,7 +14,6 @@ the RF score costs one OOB pass per tree.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import dataclasses
 import time
 from typing import Any
@@ -23,7 +22,8 @@ import numpy as np
 
 from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError
-from frcli.rankers.base import Param, Ranker, Ranking, parse_bool, parse_float, parse_int
+from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
+                                parse_int, require_labels)
 
 
 @contextlib.contextmanager
@@ -83,13 +83,18 @@ def _parse_w(v: Any) -> float | str:
     return x
 
 
+MAX_TREES = 100_000     # a sanity bound (the papers grow 100 to 1000); memory is checked too
+
+
 class EnsembleRanker(Ranker):
     """Symbolic / Genie3 / Random Forest scores of bagging, random forests or extra trees."""
 
     tasks = TASKS
     description = "PCT-ensemble scores: Symbolic, Genie3, Random Forest (permutation)"
+    grid_params = ("trees",)     # a list of sizes: one nested forest (rank_grid)
     params = (
-        Param("trees", parse_int, 100, "number of trees", lambda v: v >= 1, "must be >= 1"),
+        Param("trees", parse_int, 100, "number of trees", lambda v: 1 <= v <= MAX_TREES,
+              f"must be in 1..{MAX_TREES}"),
         Param("max_features", _parse_max_features, "default",
               "features tried per node: sqrt (⌈√F⌉), log2, all, an int or a fraction; "
               "default sqrt for rf, all for bagging and et"),
@@ -105,6 +110,14 @@ class EnsembleRanker(Ranker):
               "(internal 4-fold CV over 0, 0.1, ..., 1)"),
         Param("w0", parse_float, 0.75, "hmlc label-weight base w(l) = w0 * agg(parents)",
               lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
+        Param("ties", parse_choice("first", "random"), "first",
+              "tests that split a node equally well (within 1e-6): 'first' = the feature "
+              "first in the data (CLUS), 'random' = a random one (column order then does "
+              "not matter)"),
+        Param("genie3_scale", parse_choice("normalised", "raw"), "normalised",
+              "overall Genie3: 'normalised' = sum of h* (the papers), 'raw' = mean over "
+              "targets of each target's variance reduction in its units (CLUS's .fimp "
+              "overall column)"),
     )
 
     def __init__(self, method: str):
@@ -114,9 +127,10 @@ class EnsembleRanker(Ranker):
         self.ensemble = parts[1] if len(parts) > 1 else "rf"
         self.str_variant = parts[-1] == "str"
         # each method declares only what it uses: symbolic_weight means nothing to Genie3 or
-        # the RF score, and -str needs targets
-        if self.score != "symbolic":
-            self.params = tuple(p for p in type(self).params if p.name != "symbolic_weight")
+        # the RF score, genie3_scale nothing to the others, and -str needs targets
+        own = {"symbolic": "symbolic_weight", "genie3": "genie3_scale"}
+        self.params = tuple(p for p in type(self).params
+                            if p.name not in own.values() or own.get(self.score) == p.name)
         if self.str_variant:
             self.tasks = tuple(t for t in TASKS if t != "unsupervised")
 
@@ -134,6 +148,7 @@ class EnsembleRanker(Ranker):
             raise ConfigError(f"method '{self.method}' needs targets; task 'unsupervised' "
                               "has none (use the method without -str)")
         grid = super().validate(dataset, params_grid)
+        require_labels(dataset, self.method)
         if dataset.task != "hmlc" and self.explicit(params_grid, grid, "w0"):
             raise ConfigError(f"parameter 'w0' applies to hmlc data only (task is "
                               f"{dataset.task}); leave it out")
@@ -146,26 +161,33 @@ class EnsembleRanker(Ranker):
                     raise ConfigError(
                         f"method '{self.method}' needs out-of-bag examples: the Random Forest "
                         "score is undefined without bootstrap; use --param bootstrap=true")
+        self._check_memory(dataset, grid)
         return grid
 
-    def rank(self, dataset: Dataset, params=None, *, seed: int = 0,
-             jobs: int = 1) -> list[Ranking]:
-        """As ``Ranker.rank``; a list of ``trees`` is served by one nested forest per
-        combination of the other parameters (the n-tree forest is the first n trees of the
-        largest, ``forest_scores_sizes``), in the same order as the plain loop."""
-        grid = self.validate(dataset, params)
-        if len(grid["trees"]) == 1:
-            return super().rank(dataset, params, seed=seed, jobs=jobs)
-        keys = list(grid)
-        done: dict[str, dict[int, Ranking]] = {}
-        out = []
-        for combo in itertools.product(*(grid[k] for k in keys)):
-            p = dict(zip(keys, combo))
-            rest = repr(sorted((k, v) for k, v in p.items() if k != "trees"))
-            if rest not in done:
-                done[rest] = self._rank_sizes(dataset, p, grid["trees"], seed=seed, jobs=jobs)
-            out.append(done[rest][p["trees"]])
-        return out
+    def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
+                  grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
+        """A list of ``trees`` is served by one nested forest (the n-tree forest is the first
+        n trees of the largest, ``forest_scores_sizes``): a saturation study costs its largest
+        size."""
+        sizes = grid["trees"]
+        if len(sizes) == 1:
+            return super().rank_grid(dataset, fixed, grid, seed=seed, jobs=jobs)
+        by_size = self._rank_sizes(dataset, {**fixed, "trees": max(sizes)}, sizes,
+                                   seed=seed, jobs=jobs)
+        return [by_size[int(n)] for n in sizes]
+
+    def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
+        """Refuse before growing a forest that cannot fit in memory (the largest of the
+        grid: most trees, smallest leaves; one forest at a time, -str included)."""
+        from frcli.engines.memory import check_memory, clustering_width, forest_bytes
+
+        trees, min_leaf = max(grid["trees"]), min(grid["min_leaf"])
+        ssl = dataset.semi_supervised and dataset.labeled is not None and \
+            not bool(np.all(dataset.labeled))
+        need = forest_bytes(dataset.n_examples, dataset.n_features,
+                            clustering_width(dataset, ssl), trees, min_leaf)
+        check_memory(need, f"method '{self.method}' with trees={trees}, min_leaf={min_leaf:g} "
+                           f"on {dataset.n_examples} rows")
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
@@ -186,7 +208,7 @@ class EnsembleRanker(Ranker):
         kw = dict(max_features=mf,
                   min_leaf=params["min_leaf"], bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
-                  rf_score=self.score == "rf", seed=seed, jobs=jobs)
+                  ties=params["ties"], rf_score=self.score == "rf", seed=seed, jobs=jobs)
         sizes = sorted({int(n) for n in sizes})
 
         def grow(data: Dataset, per_target: bool) -> dict[int, dict[str, Any]]:
@@ -196,7 +218,9 @@ class EnsembleRanker(Ranker):
             return forest_scores_sizes(data, self.ensemble, sizes=sizes,
                                        per_target=per_target, **kw)
 
-        key = {"symbolic": "symbolic", "genie3": "genie3", "rf": "rf"}[self.score]
+        key = self.score
+        if key == "genie3" and params.get("genie3_scale") == "raw":
+            key = "genie3_raw"
         out = {}
         if self.str_variant:
             by_size = self._str(dataset, key, grow)
@@ -244,7 +268,7 @@ class EnsembleRanker(Ranker):
                         else "regression")
                 sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task=task,
                                           targets=[ds.targets[j]] if ds.targets else [])
-            for n, res in grow(sub, False).items():
+            for n, res in grow(sub, key == "genie3_raw").items():
                 rows.setdefault(n, []).append(res[key])
                 metas.setdefault(n, []).append(res["meta"])
                 # target j's forest: grown (nested sizes: up to n trees) and scored

@@ -14,6 +14,7 @@ influences or per-target output without targets).
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError, DataError
 from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
-                               parse_int)
+                               parse_int, require_labels)
 from frcli.engines.relief import HMLC_DISTANCES, MLC_DISTANCES   # no kernel import at module level
 
 DISTANCES = ("default", "hamming", "accuracy", "f1", "subset", "clus", "euclidean")
@@ -34,6 +35,9 @@ def _parse_iterations(value: Any) -> float:
     raise ValueError("a fraction in (0, 1], -1 for all examples, or an integer count")
 
 
+MAX_NEIGHBOURS = 100_000    # a sanity bound (the papers use 10 to 30); memory is checked too
+
+
 class ReliefRanker(Ranker):
     tasks = TASKS
     description = "Relief family (ReliefF, RReliefF, MTR/MLC/HMLC-Relief, SSL-Relief, URelief)"
@@ -42,7 +46,8 @@ class ReliefRanker(Ranker):
         Param("iterations", _parse_iterations, 1.0,
               "sampled instances: fraction of the examples (1.0 = each once) or a count"),
         Param("neighbours", parse_int, 15, "number of nearest neighbours k",
-              check=lambda v: v >= 1, check_msg="must be >= 1"),
+              check=lambda v: 1 <= v <= MAX_NEIGHBOURS,
+              check_msg=f"must be in 1..{MAX_NEIGHBOURS}"),
         Param("sigma", parse_float, 0.0,
               "neighbour weights exp(-(sigma (l-1))^2); 0 = equal weights",
               check=lambda v: v >= 0, check_msg="must be >= 0"),
@@ -55,6 +60,9 @@ class ReliefRanker(Ranker):
         Param("weights", parse_choice("sum", "mean"), "sum",
               "hmlc DAG weights: sum over parents, top level w0 (CLUS) or mean, top 1 (thesis)"),
         Param("per_target", parse_bool, False, "also store per-target importances"),
+        Param("search", parse_choice("exact", "approximate"), "exact",
+              "neighbour search: exact (CLUS's neighbours) or approximate (pynndescent, for "
+              "data beyond tens of thousands of rows; agreement in docs/benchmarks.md)"),
         Param("nominal_targets", parse_choice("relieff", "shared"), "relieff",
               "per-target ranking of nominal targets/labels: ReliefF (CLUS) or the shared "
               "neighbours with a 0/1 distance"),
@@ -86,6 +94,7 @@ class ReliefRanker(Ranker):
             raise ConfigError("method 'relief-str' needs targets; use 'relief' for "
                               "unsupervised data")
         grid = super().validate(dataset, params_grid)
+        require_labels(dataset, self.method, ssl_ok=not self.per_str)
         task = dataset.task
         allowed = {"mlc": MLC_DISTANCES, "hmlc": HMLC_DISTANCES}.get(task, ())
         for dist in grid["distance"]:
@@ -108,7 +117,24 @@ class ReliefRanker(Ranker):
                               "unlabeled rows nearest to the labeled ones count most)")
         if dataset.n_examples == 0:
             raise DataError(f"{dataset.name}: no data rows; Relief needs at least one example")
+        self._check_memory(dataset, grid)
         return grid
+
+    def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
+        """Refuse before a neighbour search whose slots cannot fit in memory."""
+        from frcli.engines.memory import check_memory, relief_bytes
+        from frcli.engines.relief import iteration_count
+
+        n = dataset.n_examples
+        counts = {iteration_count(v, n) for v in grid["iterations"]}
+        groups = 1
+        if dataset.task == "classification" and dataset.targets:
+            groups = max(len(dataset.targets[0].categories), 1)
+        per = self.per_str or any(grid["per_target"])
+        Q = 1 + (dataset.n_targets if per else 0)
+        kmax = max(grid["neighbours"])
+        need = relief_bytes(n, dataset.n_features, max(counts), groups, kmax, Q, len(counts))
+        check_memory(need, f"method '{self.method}' with neighbours={kmax} on {n} rows")
 
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
                   grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
@@ -117,13 +143,17 @@ class ReliefRanker(Ranker):
         per_str = self.per_str
         dist = fixed["distance"]      # checked by validate
         t0 = time.perf_counter()
-        results = relief(
-            dataset, grid["iterations"], grid["neighbours"], grid["sigma"],
-            distance=None if dist == "default" else dist, w0=fixed["w0"],
-            weight_aggregate=fixed["weights"],
-            per_target=per_str or fixed["per_target"],
-            nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
-            influence=(fixed["influence_far"], fixed["influence_near"]), seed=seed, jobs=jobs)
+        with warnings.catch_warnings():
+            # constant targets: said once, with the reason, by Ranker.rank (degenerate_reason)
+            warnings.filterwarnings("ignore", message=".*same target value")
+            results = relief(
+                dataset, grid["iterations"], grid["neighbours"], grid["sigma"],
+                distance=None if dist == "default" else dist, w0=fixed["w0"],
+                weight_aggregate=fixed["weights"],
+                per_target=per_str or fixed["per_target"],
+                nominal_targets=fixed["nominal_targets"], unlabeled=fixed["unlabeled"],
+                influence=(fixed["influence_far"], fixed["influence_near"]),
+                search=fixed["search"], seed=seed, jobs=jobs)
         elapsed = time.perf_counter() - t0
         out = []
         for r in results:

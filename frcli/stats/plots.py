@@ -84,9 +84,14 @@ def _check(name, opt, varying):
                           + (", ".join(varying) or "none"))
 
 
-def _variant(method, p, skip: Sequence[str], varying) -> str:
-    rest = [f"{k}={p[k]}" for k in varying if k in p and k not in skip]
-    return method + (f" ({', '.join(rest)})" if rest else "")
+def _variants(info, skip: Sequence[str]) -> dict[str, str]:
+    """Config id → the label of its variant: the one label function
+    (``frcli.rankers.labels``) applied to the params other than the plotted ones."""
+    from frcli.rankers.labels import labels
+
+    ids = list(info)
+    rows = [(info[c][0], {k: v for k, v in info[c][1].items() if k not in skip}) for c in ids]
+    return dict(zip(ids, labels(rows)))
 
 
 def heatmap_from_frame(part, *, measure: str, lower_is_better: bool, x: str | None = None,
@@ -117,9 +122,10 @@ def heatmap_from_frame(part, *, measure: str, lower_is_better: bool, x: str | No
     ranks = rankdata(v if lower_is_better else -v, axis=1, method="average").mean(axis=0)
     xs, ys = varying[x], varying[y]
     panels: dict[str, np.ndarray] = {}
+    names = _variants({c: info[c] for c in cols}, (x, y))
     for c, r in zip(cols, ranks):
         m, p = info[c]
-        key = _variant(m, p, (x, y), varying)
+        key = names[c]
         grid = panels.setdefault(key, np.full((len(ys), len(xs)), np.nan))
         grid[ys.index(p[y]), xs.index(p[x])] = r
     n = len(panels)
@@ -181,9 +187,10 @@ def curves_from_frame(part, *, measure: str, lower_is_better: bool, x: str | Non
     means = wide.mean(axis=0)
     lines: dict[str, list] = {}
     flat: dict[str, float] = {}
+    names = _variants(info, (x,))
     for c, mval in means.items():
         m, p = info[c]
-        key = _variant(m, p, (x,), varying)
+        key = names[c]
         if x in p:
             lines.setdefault(key, []).append((float(p[x]), float(mval)))
         else:
@@ -201,7 +208,7 @@ def curves_from_frame(part, *, measure: str, lower_is_better: bool, x: str | Non
     if min(vals) > 0 and max(vals) / min(vals) >= 20:
         ax.set_xscale("log")
     ax.set_xlabel(x)
-    ax.set_ylabel(f"mean {measure} over {len(wide)} data sets "
+    ax.set_ylabel(f"mean {measure} over {len(wide)} data set{'s' if len(wide) != 1 else ''} "
                   f"({'lower' if lower_is_better else 'higher'} is better)")
     if lines:
         ax.legend(fontsize=7, frameon=False, loc="best")

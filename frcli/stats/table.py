@@ -215,8 +215,24 @@ def read_csv(path: str | Path, matrix_measure: str | None = None) -> pd.DataFram
     for c in TIME_COLUMNS:
         if c in tidy.columns:
             tidy[c] = pd.to_numeric(tidy[c].replace("", np.nan), errors="coerce")
+    _warn_missing(tidy, str(path))
     tidy = tidy[tidy["value"].notna()]
     return _complete(tidy)
+
+
+def _warn_missing(df: pd.DataFrame, source: str) -> None:
+    """Missing values (NaN, empty) are left out of the averages; say so, once per source,
+    naming the first (a method whose one split failed must not look like the others)."""
+    miss = df["value"].isna()
+    if not miss.any():
+        return
+    import warnings
+
+    r = df[miss].iloc[0]
+    where = ", ".join(f"{k} {r[k]}" for k in ("dataset", "method", "measure", "split")
+                      if k in df.columns and not (isinstance(r[k], float) and np.isnan(r[k])))
+    warnings.warn(f"{source}: {int(miss.sum())} missing value(s) (NaN or empty) are left out "
+                  f"of the averages, e.g. {where}", stacklevel=3)
 
 
 def csv_error():
@@ -234,12 +250,14 @@ def _to_numeric(df: pd.DataFrame, col: str, path: Path, n_rows: int, wide: int) 
     s = s.replace({"": np.nan, "nan": np.nan, "NaN": np.nan, "NA": np.nan, "-": np.nan,
                    "?": np.nan})
     num = pd.to_numeric(s, errors="coerce")
-    bad = num.isna() & s.notna()
+    bad = (num.isna() & s.notna()) | np.isinf(num.to_numpy(dtype=float, na_value=np.nan))
     if bad.any():
         i = int(np.nonzero(bad.to_numpy())[0][0])
         line = (i % n_rows if wide > 1 else i) + 2  # +1 header, +1 one-based
+        what = "is not finite" if s.notna().iloc[i] and not num.isna().iloc[i] else \
+            "is not a number"
         raise DataError(f"value {s.iloc[i]!r} (method {df['method'].iloc[i]!r}, measure "
-                        f"{df['measure'].iloc[i]!r}) is not a number", str(path), line)
+                        f"{df['measure'].iloc[i]!r}) {what}", str(path), line)
     df[col] = num.astype(float)
 
 
@@ -275,6 +293,7 @@ def read_store(folder: str | Path, experiment: str = "") -> pd.DataFrame:
             df[c] = pd.to_numeric(df[c], errors="coerce")
     df["task"] = df["dataset"].map(lambda d: tasks.get(d, ""))
     df["experiment"] = experiment
+    _warn_missing(df, str(folder))
     return _complete(df[df["value"].notna()].copy())
 
 

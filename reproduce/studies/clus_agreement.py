@@ -1,0 +1,179 @@
+"""Agreement with CLUS (issue 14): single trees equal CLUS's, and the ensemble rankings of
+100-tree random forests agree with CLUS's as closely as CLUS agrees with itself.
+
+The numbers come from ``bench/bench_clus_agreement.py`` (``compute``), run once per code hash
+and kept as JSON in the study's work folder; ``render`` turns them into the section. The
+single-tree comparison is re-done here too (it takes seconds) so the section states it
+from the code, not from memory. About 2 minutes; checked by the slow suite.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from reproduce import md
+from reproduce.framework import ROOT, Study
+
+SINGLE = ROOT.parent / "shared" / "datasets" / "clus-reference" / "single-tree"
+
+
+def _bench():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import bench_clus_agreement as bench
+    finally:
+        sys.path.pop(0)
+    return bench
+
+
+def _single_trees() -> dict:
+    """Per set: our tree's nodes and whether its CLUS-layout text equals CLUS's printout."""
+    from frcli.data import load_dataset
+    from frcli.data.clus_out import read_clus_model_info
+    from frcli.engines.pct_view import (grow_tree, render_text, target_categories, tree_nodes,
+                                        tree_size)
+
+    out = {}
+    for name, T in _bench().TARGETS.items():
+        ds = load_dataset(ROOT.parent / "shared" / "datasets" / "mtr" / f"{name}.arff",
+                          targets=f"last:{T}")
+        model, grown = grow_tree(ds)
+        root = tree_nodes(model, grown)
+        lines = (SINGLE / f"{name}.out").read_text().splitlines()
+        start = lines.index("Original Model") + 3
+        block = lines[start:lines.index("", start)]
+        out[name] = {"size": tree_size(root),
+                     "clus": read_clus_model_info(SINGLE / f"{name}.out"),
+                     "same_text": render_text(root, target_categories(grown)).splitlines()
+                     == block}
+    return out
+
+
+def _json(stores):
+    """The results file, keyed also by the benchmark script (outside the code hash)."""
+    import hashlib
+
+    h = hashlib.sha256((ROOT / "bench" / "bench_clus_agreement.py").read_bytes()).hexdigest()
+    return stores.work("clus-agreement") / f"agreement-{h[:12]}.json"
+
+
+def compute(stores) -> None:
+    path = _json(stores)
+    if path.exists():
+        return
+    res = _bench().compute(log=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    res["single_trees"] = _single_trees()
+    path.write_text(json.dumps(res, indent=1))
+
+
+def render(stores) -> str:
+    bench = _bench()
+    res = json.loads(_json(stores).read_text())
+    sets = res["sets"]
+    names = list(sets)
+    single = res["single_trees"]
+    same = [n for n in names if single[n]["same_text"]]
+    met = {k: [n for n in names if bench.ok(sets[n][k])] for k in bench.CRITERION}
+    wq = sets["wq"]
+    oes = [n for n in ("oes10", "oes97") if n in sets]
+    ratio = {n: sets[n]["scale"]["rf_clus"] / sets[n]["scale"]["rf_ours"] for n in names
+             if sets[n]["scale"]["rf_ours"] > 0}
+    lo, hi = min(ratio, key=ratio.get), max(ratio, key=ratio.get)
+    med = sorted(ratio.values())[len(ratio) // 2]
+    emu = [sets[n]["scale"]["rf_clus_style"] / sets[n]["scale"]["rf_clus"] for n in names]
+    dev = max(sets[n]["clus_overall_is_mean"] for n in names)
+    f3 = md.f3
+    sizes = md.listing([f"{n} {single[n]['size']['nodes']}" for n in names])
+
+    def per_set(key, field, which):
+        return md.listing([f"{f3(sets[n][key][field])} ({n})" for n in which])
+
+    wq_rand = f3(wq["genie3_raw_random_ties"]["ours_vs_clus"])
+    wq_self = f3(min(wq["genie3_raw"]["clus_self"], wq["genie3_raw_random_ties"]["ours_self"]))
+    lines = [
+        "## Agreement with CLUS: single trees and ensemble rankings",
+        "",
+        f"**Single trees.** One PCT per shared MTR set, all features, no bootstrap, "
+        f"MinimalWeight 2 (`clus-reference/single-tree/`): our tree printed in CLUS's layout "
+        f"(`frcli tree`) is CLUS's printed tree character for character on "
+        f"{len(same)} of {len(names)} sets — every test and split value, the shape "
+        f"({sizes} nodes), every "
+        f"leaf's prototype to the printed 7 digits and weight, fractional on osales and scpf "
+        f"(missing values). `tests/test_tree_clus.py` checks this.",
+        "",
+        f"**Ensemble rankings.** Random forests of {res['trees']} PCTs (max_features sqrt, "
+        f"min_leaf 2), our seeds {md.listing(map(str, res['seeds']))} against CLUS's seeds "
+        f"1, 2, 3 (`clus-reference/mtr-rf100-seeds/`), Spearman's rho of the rankings; *self* "
+        f"is the mean agreement between a tool's own seeds, *ours vs CLUS* the mean over the "
+        f"9 pairs, *ok* means ours vs CLUS >= min(CLUS self, ours self) - 0.05. The criterion "
+        f"holds on {len(met['genie3_raw'])} of {len(names)} sets for the overall Genie3 as "
+        f"CLUS defines it, on {len(met['genie3'])} for the papers' definition and on "
+        f"{len(met['symbolic'])} for Symbolic. Regenerate the tables with "
+        f"`python bench/bench_clus_agreement.py`.",
+        "",
+        bench.tables(res).rstrip(),
+        "",
+        "**What differed, and what we chose.**",
+        "",
+        f"* *The tie rule* (the water-quality puzzle, and most of the rest). CLUS evaluates the "
+        f"features of a node in the data's order and the thresholds of a feature from the "
+        f"largest value down, and a later candidate replaces the best only if it is better by "
+        f"more than 1e-6 (`ClusHeuristic.DELTA`). Tests that split the node identically — "
+        f"frequent in small nodes — therefore go to the feature that comes first in the data. "
+        f"Ours used to let floating-point noise decide, effectively at random. With random "
+        f"ties, Genie3 on wq agrees with CLUS at {wq_rand} although each tool agrees with "
+        f"itself at {wq_self} or more; with CLUS's rule at "
+        f"{f3(wq['genie3_raw']['ours_vs_clus'])}. CLUS's rule is now the "
+        f"default (`ties=first`): the rule is in the oldest CLUS sources we could read (package "
+        f"`clus.algo.split`) as in 2.12.8, so it produced the papers' numbers, and it makes "
+        f"single trees identical to CLUS's. `ties=random` remains, with the same 1e-6 margin, for "
+        f"rankings that must not depend on the order of the columns. This changed every "
+        f"ensemble ranking.",
+        f"* *oes10 and oes97 stability* is the same effect: these sets have many features that "
+        f"induce the same partition in small nodes, and random tie-breaking spreads their "
+        f"credit differently for every seed. Our seed-to-seed agreement of Genie3 is "
+        f"{per_set('genie3_raw_random_ties', 'ours_self', oes)} with random ties and "
+        f"{per_set('genie3_raw', 'ours_self', oes)} with CLUS's rule, against CLUS's own "
+        f"{per_set('genie3_raw', 'clus_self', oes)}. "
+        f"Not a defect of the randomisation (bootstrap, feature subsets and MinimalWeight are "
+        f"CLUS's: bags of N draws with replacement as integer weights, a fresh subset of "
+        f"ceil(sqrt F) features per node drawn without replacement, MinimalWeight on summed "
+        f"weights).",
+        "* *The split value*: CLUS's test `x > v` uses a data value, the largest of the \"no\" "
+        "branch (`SplitPosition = Exact`); ours was the midpoint to the next value "
+        "(spec-core §2.2). Now CLUS's; it changes predictions only for values between the "
+        "two, and the RF score's permutations slightly.",
+        "* *Fractional weights*: rows with a missing tested value go down both branches with "
+        "CLUS's shares (the \"yes\" share is the yes-weight of the sweep over the known "
+        "weight, the \"no\" share one minus it); children keep the node's row order and weights "
+        "are added in CLUS's order, so borderline MinimalWeight decisions (a branch of weight "
+        "2 computed as 1.9999999999999996) come out as CLUS's.",
+        f"* *Overall Genie3*: CLUS 2.12.8's overall .fimp column is the plain mean of its "
+        f"per-target columns (largest relative deviation {dev:.1e}), each a target's variance "
+        f"reduction in the target's own units, so targets in large units dominate it. The "
+        f"papers' Genie3 (spec-core §4.2) sums h*, the heuristic's normalised variance "
+        f"reduction; it stays our default, and `genie3_scale=raw` gives CLUS's column. Both "
+        f"agree with CLUS here (tables above); they differ when target variances differ "
+        f"widely. Per-target columns are the same ranking in either scale.",
+        "* *Symbolic*: the same definition (sum of 0.5^depth over the nodes testing the "
+        "feature, averaged over trees); only the trees mattered.",
+        f"* *RF score — why CLUS's values are larger* (the sum over features is {med:.0f}x "
+        f"ours on the median set, from {ratio[lo]:.1f}x on {lo} to {ratio[hi]:.0f}x on {hi}). "
+        f"In CLUS (`calculateRFimportance`) the OOB tuples of a tree are shared objects: the "
+        f"permutation of a feature is not undone before the next feature is permuted, so the "
+        f"k-th feature of the tree (in CLUS's depth-first order of first use) is scored by the "
+        f"damage of permuting it together with all k-1 before it. Its error is also the mean "
+        f"over targets of the RMSE in raw units, ours the thesis's normalised MSE. Emulating "
+        f"this (`clus_style_rf` in the benchmark script) reproduces CLUS's values "
+        f"({min(emu):.2f}-{max(emu):.2f} of CLUS's sum) and its rankings (rho CLUS-style vs "
+        f"CLUS above, close to CLUS's self-agreement), while our score — each permutation "
+        f"alone, as the thesis defines it (spec-core §4.3) — agrees poorly or even negatively "
+        f"with CLUS. We keep the thesis's definition: CLUS's is a defect (its ranking follows "
+        f"the order in which trees first use the features), not a choice the papers describe.",
+    ]
+    return "\n".join(lines)
+
+
+STUDY = Study(name="clus-agreement",
+              title="Single trees equal CLUS's; ensemble rankings agree with CLUS (issue 14)",
+              configs=(), render=render, compute=compute, order=5)

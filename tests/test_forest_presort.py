@@ -1,0 +1,136 @@
+"""The fast split search grows exactly the trees of the plain one (issue 16).
+
+``grow_forest(presort=False)`` is the reference path: every node gathers and sorts its
+values. The default path presorts numeric features once per forest and partitions the row
+lists with the nodes, visits only the rows off a nominal feature's common value in the
+sparse 0/1 mode, and keeps each child's statistics from its parent's split. Every array of
+every tree (features, thresholds, subsets, weights, h*, prototypes) and every score must be
+bit-identical, for every task, storage mode, ensemble, and with ties and missing values.
+``bench/tree_identity.py`` makes the same comparison against another build (e.g. main).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from frcli.data.dataset import Attribute, Dataset
+from frcli.engines.forest import PCTForest
+
+_forest = pytest.importorskip("frcli._ext._forest")
+_presort = pytest.importorskip("frcli._ext._presort")
+
+ARRAYS = ("feature", "threshold", "left", "right", "weight", "hstar", "depth", "p_left",
+          "offset", "cats", "values")
+
+
+def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
+    rng = np.random.default_rng([seed, n, len(kind)])
+    F = 12
+    X = rng.uniform(0, 1, (n, F))
+    lin = X[:, 0] + 2 * X[:, 1] * X[:, 2] - X[:, 3] + 0.5 * np.sin(6 * X[:, 4])
+    nominal: tuple[int, ...] = ()
+    labeled = None
+    semi = False
+    if kind == "ties":
+        X[:, :6] = np.round(X[:, :6], 2)
+        X[:, 6] = (X[:, 6] > 0.7).astype(float)
+        X[:, 11] = np.round(X[:, 11], 5)     # a few ties: presorted, some nodes sort themselves
+    if kind in ("missing", "ssl"):
+        for j in (0, 3, 8):
+            X[rng.random(n) < 0.05, j] = np.nan
+    if kind in ("mlc", "missing", "ties"):
+        X[:, 9] = rng.integers(0, 3, n)
+        X[:, 10] = (rng.random(n) < 0.1).astype(float)
+        nominal = (9, 10)
+    feats = [Attribute(f"x{j}", "nominal", tuple(str(v) for v in range(int(X[:, j].max()) + 1)))
+             if j in nominal else Attribute(f"x{j}", "numeric") for j in range(F)]
+    if kind == "mlc":
+        Z = lin[:, None] + rng.standard_normal((n, 10)) * np.linspace(0.1, 1, 10)
+        Y = (Z > np.quantile(Z, 0.8, axis=0)).astype(np.uint8)
+        targets = [Attribute(f"l{j}", "nominal", ("0", "1")) for j in range(10)]
+        return Dataset(kind, X, feats, "mlc", Y, targets)
+    if kind == "class":
+        y = np.digitize(lin + 0.2 * rng.standard_normal(n), [0.3, 0.8, 1.3]).astype(float)
+        return Dataset(kind, X, feats, "classification", y[:, None],
+                       [Attribute("y", "nominal", ("a", "b", "c", "d"))])
+    Y = np.column_stack([lin, X[:, 5] * lin]) + 0.1 * rng.standard_normal((n, 2))
+    if kind == "missing":
+        Y[rng.random((n, 2)) < 0.1] = np.nan
+    if kind == "ssl":
+        labeled = rng.random(n) < 0.4
+        Y[~labeled] = np.nan
+        semi = True
+    targets = [Attribute(f"y{j}", "numeric") for j in range(2)]
+    return Dataset(kind, X, feats, "mtr", Y, targets, labeled=labeled, semi_supervised=semi)
+
+
+def _grow(monkeypatch, ds, ensemble, kw, **grow_kw):
+    orig = _forest.grow_forest.__wrapped__ if hasattr(_forest.grow_forest, "__wrapped__") \
+        else _forest.grow_forest
+    monkeypatch.setattr(_forest, "grow_forest", functools.partial(orig, **grow_kw))
+    try:
+        m = PCTForest(ensemble, **kw).fit(ds, rf_score=ensemble != "et", per_target=True)
+    finally:
+        monkeypatch.setattr(_forest, "grow_forest", orig)
+    return m
+
+
+def _assert_identical(a: PCTForest, b: PCTForest) -> None:
+    assert len(a.trees_) == len(b.trees_)
+    for ta, tb in zip(a.trees_, b.trees_):
+        for k in ARRAYS:
+            if k in ta:
+                x, y = np.asarray(ta[k]), np.asarray(tb[k])
+                assert x.shape == y.shape and x.dtype == y.dtype, k
+                assert x.tobytes() == y.tobytes(), k          # bit for bit
+    sa, sb = a.scores(), b.scores()
+    for k in ("symbolic", "genie3", "rf", "genie3_per_target", "rf_per_target"):
+        if k in sa:
+            assert np.asarray(sa[k]).tobytes() == np.asarray(sb[k]).tobytes(), k
+
+
+CASES = [("plain", "rf", None), ("plain", "bagging", None), ("ties", "rf", 4),
+         ("missing", "bagging", 0.5), ("class", "rf", None), ("mlc", "rf", 0.5),
+         ("mlc", "bagging", None), ("ssl", "rf", None), ("plain", "et", None)]
+
+
+@pytest.mark.parametrize("kind,ensemble,mf", CASES)
+@pytest.mark.parametrize("min_rows", [None, 2])
+def test_fast_path_grows_the_reference_trees(monkeypatch, kind, ensemble, mf, min_rows):
+    ds = _data(kind)
+    kw = {"trees": 3, "seed": 5, "max_features": mf}
+    if kind == "ssl":
+        kw["w"] = 0.5
+    ref = _grow(monkeypatch, ds, ensemble, kw, presort=False)
+    fast = _grow(monkeypatch, ds, ensemble, kw, presort_min_rows=min_rows)
+    _assert_identical(ref, fast)
+
+
+def test_the_fast_paths_are_taken():
+    """Guards the test above against comparing the reference path with itself."""
+    ds = _data("ties")
+    Xt = np.ascontiguousarray(ds.X.T)
+    ncat = np.where(ds.nominal_mask, ds.n_categories, 0).astype(np.int32)
+    order, slot, min_rows = _presort.presort_plan(Xt, ncat, 4, False, None)
+    # rounded x0..x5 and the binary x6 have ties, x9/x10 are nominal: x7, x8, x11 remain
+    assert sorted(np.flatnonzero(slot >= 0)) == [7, 8, 11]
+    assert order.shape == (3, ds.n_examples) and 2 <= min_rows <= 64
+    assert 0 < np.sum(np.diff(np.sort(Xt[11])) == 0) < ds.n_examples / 16
+    for k, f in enumerate(np.flatnonzero(slot >= 0)):
+        assert np.all(np.diff(Xt[f, order[k]]) >= 0)
+    assert _presort.presort_plan(Xt, ncat, 4, True, None)[0].shape[0] == 0   # extra trees
+    miss = _data("missing")
+    Xm = np.ascontiguousarray(miss.X.T)
+    _, slot_m, _ = _presort.presort_plan(Xm, ncat, 4, False, None)
+    assert slot_m[0] < 0 and slot_m[3] < 0 and slot_m[1] >= 0      # missing values: no lists
+    ptr, rows, default = _presort.nominal_default_rows(Xt, ncat)
+    assert list(np.flatnonzero(default >= 0)) == [9, 10] and default[10] == 0
+    assert np.array_equal(rows[ptr[10]:ptr[11]], np.flatnonzero(Xt[10] != 0))
+
+
+def test_auto_min_rows():
+    assert _presort.auto_min_rows(40, 7) == 11                 # the scaling benchmark
+    assert _presort.auto_min_rows(40, 40) == 2                 # bagging: every node
+    assert _presort.auto_min_rows(411, 21) > 337               # atp1d: no presorting

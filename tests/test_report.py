@@ -1,0 +1,144 @@
+"""``frcli report``: one self-contained HTML file, checked in a real headless browser.
+
+Chromium renders the report offline to a PNG, and the picture is checked, not only the text:
+the page is as wide as the window and not blank, the title band is drawn in its colour, every
+embedded figure appears inside its frame with something drawn in it (a broken image would
+leave the frame empty), and the best values are highlighted. Chromium comes from Debian
+(``apt-get install chromium``; ``.ci/run`` installs it): the test skips, saying so, only where
+no chromium exists, and fails instead under CI (``FRCLI_CI=1``).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from frcli.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+WIDTH, HEIGHT = 1280, 9000
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("FRCLI_CI"):
+        pytest.fail("chromium is not installed, but CI must render the report (.ci/run "
+                    "installs Debian's chromium)")
+    pytest.skip("no chromium on this machine (Debian: apt-get install chromium); CI runs "
+                "this test")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    assert main(["experiment", str(REPO / "configs" / "quickstart.yaml"), "--output",
+                 str(root / "results")]) == 0
+    assert main(["report", str(root / "results" / "quickstart")]) == 0
+    return root / "results" / "quickstart" / "report.html"
+
+
+def test_report_is_one_self_contained_file(report):
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("<!doctype html>")
+    for attr in re.findall(r'(?:src|href)="([^"]*)"', text):
+        assert attr.startswith(("data:image/png;base64,", "#")), attr   # nothing to fetch
+    assert "http://" not in text and "https://" not in text
+    for part in ("Overview", "Average ranks", "Statistical tests", "Per data set", "Curves",
+                 "Config", "synth-mlc", "pooled_auprc", "relief(neighbours=5)",
+                 "Iman–Davenport", "name: quickstart"):
+        assert part in text, part
+
+
+def test_report_for_a_folder_of_stores_and_errors(report, tmp_path, capsys):
+    results = report.parent.parent
+    assert main(["report", str(results), "-o", str(tmp_path / "r.html")]) == 0   # one store
+    assert (tmp_path / "r.html").stat().st_size > 10_000
+    capsys.readouterr()
+    assert main(["report", str(tmp_path)]) == 2
+    assert "no result store here" in capsys.readouterr().err
+
+
+def _frames(im: np.ndarray, rgb: tuple[int, int, int], min_run: int = 150):
+    """(top, bottom, left, right) of every rectangle outlined in ``rgb``."""
+    mask = (np.abs(im.astype(int) - np.array(rgb)).max(axis=2) <= 2)
+    edge_rows = []
+    for y in range(mask.shape[0]):
+        row = mask[y]
+        if row.sum() < min_run:
+            continue
+        # the longest run of the colour in this row
+        d = np.diff(np.concatenate([[0], row.astype(int), [0]]))
+        starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+        if (ends - starts).max() >= min_run:
+            edge_rows.append(y)
+    groups: list[list[int]] = []
+    for y in edge_rows:
+        if groups and y == groups[-1][-1] + 1:
+            groups[-1].append(y)
+        else:
+            groups.append([y])
+    frames = []
+    for top, bottom in zip(groups[0::2], groups[1::2]):
+        cols = np.flatnonzero(mask[top[0]])
+        frames.append((top[-1] + 1, bottom[0] - 1, int(cols.min()) + 3, int(cols.max()) - 3))
+    return frames, len(groups)
+
+
+def test_report_renders_in_a_headless_browser(report, tmp_path):
+    from PIL import Image
+
+    from frcli.stats.report import FIGURE_BORDER
+
+    chromium = _chromium()
+    shot = tmp_path / "report.png"
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+           "--no-first-run", "--disable-extensions", "--mute-audio",
+           f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={WIDTH},{HEIGHT}",
+           f"--screenshot={shot}", report.resolve().as_uri()]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0 and shot.exists(), res.stderr[-2000:]
+    im = np.asarray(Image.open(shot).convert("RGB"))
+    assert im.shape == (HEIGHT, WIDTH, 3)
+
+    # not blank, and the whole page fits the window
+    ink = (im < 200).any(axis=2)
+    rows = np.flatnonzero(ink.any(axis=1))
+    assert 0.01 < ink.mean() < 0.5
+    assert 2000 < rows.max() < HEIGHT - 20, rows.max()
+
+    # the title band in its colour across the top
+    band = im[10:40, :, :].reshape(-1, 3)
+    assert (np.abs(band.astype(int) - [0x1F, 0x3B, 0x5A]).max(axis=1) <= 3).mean() > 0.9
+
+    # one frame per embedded figure, each with a drawing inside
+    n_img = report.read_text(encoding="utf-8").count("<img ")
+    rgb = tuple(int(FIGURE_BORDER[i:i + 2], 16) for i in (1, 3, 5))
+    frames, n_edges = _frames(im, rgb)
+    assert n_img >= 4 and len(frames) == n_img and n_edges == 2 * n_img, (n_img, n_edges)
+    for top, bottom, left, right in frames:
+        inside = im[top:bottom, left:right]
+        assert inside.shape[0] > 100 and inside.shape[1] > 300
+        dark = (inside < 100).all(axis=2).mean()
+        assert 0.002 < dark < 0.3, dark              # lines and text, not an empty box
+
+    # the best value of each measure is highlighted (the CSS applied)
+    best = (np.abs(im.astype(int) - [0xE3, 0xF4, 0xE8]).max(axis=2) <= 2).sum()
+    assert best > 500
+
+
+def test_report_says_why_there_are_no_tests(tmp_path):
+    cfg = tmp_path / "one.yaml"
+    cfg.write_text(f"name: one\noutput: {tmp_path}\ndatasets: [synth-mtr]\n"
+                   "protocol: {type: holdout, repeats: 2}\nrankers: [uniform, random]\n")
+    assert main(["experiment", str(cfg)]) == 0
+    assert main(["report", str(tmp_path / "one")]) == 0
+    text = (tmp_path / "one" / "report.html").read_text(encoding="utf-8")
+    assert "No tests:" in text and "at least 2 data sets" in text and "synth-mtr" in text

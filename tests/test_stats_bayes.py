@@ -1,0 +1,133 @@
+"""Bayesian comparison (baycomp), FUJI / AUFUJI and the ReliefE plots of ``frcli stats``."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+from typer.testing import CliRunner
+
+from frcli.cli import app
+from frcli.errors import ConfigError
+from frcli.stats import bayes as bs
+from frcli.stats.fuji import aufuji, aufuji_matrix, fuji_curve
+
+
+# -- FUJI ------------------------------------------------------------------------------------
+
+def test_fuji_by_hand():
+    a = np.array([4.0, 3.0, 2.0, 1.0])
+    b = np.array([3.0, 4.0, 2.0, 1.0])      # the first two swapped
+    c = fuji_curve(a, b)
+    # j = 1: tops {0} and {1}; mu_a = (1, 3/4), mu_b = (3/4, 1) -> (3/4 + 3/4) / 2
+    assert c[0] == pytest.approx(0.75)
+    assert c[1:].tolist() == [1.0, 1.0, 1.0]
+    assert aufuji(a, b) == pytest.approx((0.75 + 3) / 4)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(0.01, 100), min_size=1, max_size=20),
+       st.lists(st.floats(0.01, 100), min_size=20, max_size=20),
+       st.floats(0.1, 10))
+def test_fuji_properties(a, b, scale):
+    a = np.array(a)
+    b = np.array(b)[: a.size]
+    assert np.allclose(fuji_curve(a, a), 1.0)
+    c = fuji_curve(a, b)
+    assert np.allclose(c, fuji_curve(b, a))
+    assert ((c >= 0) & (c <= 1 + 1e-12)).all()
+    assert np.allclose(c, fuji_curve(a * scale, b))
+
+
+def test_fuji_shifts_nonpositive_scores_keeping_their_order():
+    a = np.array([0.5, -0.2, 0.0, 0.3])
+    assert np.allclose(fuji_curve(a, a), 1.0)
+    assert 0 < aufuji(a, -a) < 1
+
+
+# -- the Bayesian tests -------------------------------------------------------------------------
+
+def _tidy(seed=0, n_ds=5, splits=20, gap=0.12):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in range(n_ds):
+        base = rng.uniform(0.6, 0.9)
+        for s in range(splits):
+            for m, off in (("a", 0.0), ("b", 0.002), ("c", gap)):
+                rows.append((f"ds{d}", s, m, "rf1_max", base + off + rng.normal(0, 0.02)))
+                rows.append((f"ds{d}", s, m, "rank_time_s", (1 + 50 * off) * rng.uniform(1, 2)))
+                for f in (1, 2, 4, 8):
+                    v = base * f / 8 + off + rng.normal(0, 0.05)
+                    rows.append((f"ds{d}", s, m, f"rf1@{f}", max(0.01, v)))
+    return pd.DataFrame(rows, columns=["dataset", "split", "method", "measure", "value"])
+
+
+def test_signed_rank_and_correlated_tests_find_the_clear_winner():
+    df = _tidy().assign(label=lambda d: d["method"])
+    ds = [f"ds{i}" for i in range(5)]
+    S = bs.fold_scores(df, "rf1_max", ["a", "b", "c"], ds)
+    assert S.shape == (5, 3, 20)
+    r = bs.compare(S[:, 0], S[:, 2], "a", "c", test="signed-rank", rope=0.05)
+    assert r.p_b > 0.95 and r.p_a + r.p_rope + r.p_b == pytest.approx(1.0)
+    r = bs.compare(S[:, 0], S[:, 1], "a", "b", test="signed-rank", rope=0.05)
+    assert r.p_rope > 0.95
+    r = bs.compare(S[:, 0], S[:, 2], "a", "c", test="correlated", rope=0.05, runs=2,
+                   datasets=ds)
+    assert len(r.per_dataset) == 5 and all(p["p_b_better"] > 0.9 for p in r.per_dataset)
+    # lower is better: the same scores now favour a
+    r = bs.compare(S[:, 0], S[:, 2], "a", "c", test="signed-rank", rope=0.05,
+                   lower_is_better=True)
+    assert r.p_a > 0.95
+
+
+def test_fold_scores_need_paired_splits():
+    df = _tidy(n_ds=2).assign(label=lambda d: d["method"])
+    df = df[~((df["method"] == "b") & (df["split"] == 3))]
+    with pytest.raises(ConfigError, match="share every split"):
+        bs.fold_scores(df, "rf1_max", ["a", "b"], ["ds0", "ds1"])
+
+
+@pytest.mark.slow
+def test_hierarchical_test_with_stan():
+    pytest.importorskip("stan")
+    df = _tidy(n_ds=4, splits=10).assign(label=lambda d: d["method"])
+    S = bs.fold_scores(df, "rf1_max", ["a", "c"], [f"ds{i}" for i in range(4)])
+    r = bs.compare(S[:, 0], S[:, 1], "a", "c", test="hierarchical", rope=0.05, runs=1,
+                   nsamples=4000)
+    assert r.p_b > 0.9 and r.sample.shape[1] == 3
+
+
+def test_stats_command_bayes_fuji_and_time(tmp_path):
+    src = tmp_path / "scores.csv"
+    _tidy().to_csv(src, index=False)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["stats", str(src), "--measure", "rf1_max", "--bayes",
+                                   "signed-rank", "--control", "a", "--plot", "simplex",
+                                   "--plot", "fuji", "--plot", "time", "-o", str(out),
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert [(q["a"], q["b"]) for q in doc["bayes"]] == [("a", "b"), ("a", "c")]
+    assert doc["bayes"][1]["p_b_better"] > 0.95 and doc["bayes"][0]["rope"] == 0.05
+    names = {p.name for p in out.iterdir()}
+    for stem in ("rf1_max_simplex_a_vs_c", "rf1_max_fuji", "rf1_max_time"):
+        assert f"{stem}.png" in names and f"{stem}.pdf" in names
+    assert "rf1_max_bayes.csv" in names
+
+def test_simplex_needs_bayes_and_tests_are_named(tmp_path, capsys):
+    from frcli.cli import main
+
+    src = tmp_path / "scores.csv"
+    _tidy(n_ds=2, splits=3).to_csv(src, index=False)
+    assert main(["stats", str(src), "--measure", "rf1_max", "--plot", "simplex"]) == 2
+    assert "--bayes" in capsys.readouterr().err
+    assert main(["stats", str(src), "--measure", "rf1_max", "--bayes", "bayes"]) == 2
+    assert "signed-rank" in capsys.readouterr().err
+
+
+def test_aufuji_matrix_is_symmetric_with_unit_diagonal():
+    df = _tidy(n_ds=2, splits=3).assign(label=lambda d: d["method"])
+    m = aufuji_matrix(df, ["a", "b", "c"], ["ds0", "ds1"])
+    assert np.allclose(np.diag(m), 1.0) and np.allclose(m, m.T) and (m <= 1).all()
