@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-plain test-all bench reproduce lint clean
+.PHONY: install build test test-plain test-all bench bench-scaling reproduce lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -41,6 +41,12 @@ bench-reliefe:
 	$(PYTHON) -m pip install -q skrebate liac-arff
 	$(PYTHON) -m pip install -q --no-deps reliefe
 	nice -n 10 $(PYTHON) bench/bench_reliefe.py --repeat 3
+
+# Forest vs scikit-learn at 4k-128k rows, bibtex/delicious, exact vs approximate Relief
+# (docs/benchmarks.md "## Scaling" and docs/figures/scaling.png). About an hour on a quiet
+# 2-core machine with the default 100 trees; ARGS="--trees 20" for a quicker run.
+bench-scaling:
+	nice -n 10 $(PYTHON) bench/bench_scaling.py $(ARGS)
 
 # Every generated section of docs/reproduction.md (resumable; see reproduce/README.md).
 JOBS ?= 2

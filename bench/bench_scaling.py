@@ -13,10 +13,16 @@
 
 Every timing is a median of ``--repeat`` runs; frcli and its peer run alternately (their
 order swapped every repetition), so load on the shared machine hits both alike. Ratios are
-frcli / peer on wall time; the CPU-time ratio is shown too (less sensitive to other load).
+frcli / peer on wall time; the CPU-time ratio is shown too (less sensitive to other load),
+and the spread of the per-repetition ratios is the measured noise band.
 
-    python bench/bench_scaling.py --write-docs          # everything, as in the docs
-    python bench/bench_scaling.py --only forest --sizes 4000,16000 --trees 20 --repeat 2
+    make bench-scaling                                   # = the next line, niced
+    python bench/bench_scaling.py                        # everything; rewrites the docs
+    python bench/bench_scaling.py --no-doc --only forest --sizes 4000,16000 --trees 20
+    python bench/bench_scaling.py --redraw bench/out/bench_scaling.json   # docs from a run
+
+The docs section and ``docs/figures/scaling.png`` are generated output of this script only;
+the raw figures of the last run go to ``bench/out/bench_scaling.json`` (not committed).
 """
 from __future__ import annotations
 
@@ -34,7 +40,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
 DOCS = ROOT / "docs"
-PLOT = DOCS / "img" / "scaling.png"
+PLOT = DOCS / "figures" / "scaling.png"
+RAW = ROOT / "bench" / "out" / "bench_scaling.json"
 SIZES = (4000, 8000, 16000, 32000, 64000, 128000)
 N_FEATURES, N_TARGETS, MAX_FEATURES, N_RELEVANT = 40, 3, 7, 10
 
@@ -86,6 +93,16 @@ def interleaved(fns: dict, repeat: int) -> dict:
                 "walls": wall[k]} for k in fns}
 
 
+def _ratios(row: dict, res: dict) -> dict:
+    """Median wall and CPU ratios frcli / scikit-learn and the range of the per-repetition
+    wall ratios (the noise band of this measurement)."""
+    row["ratio"] = row["frcli_wall"] / row["sklearn_wall"]
+    row["ratio_cpu"] = row["frcli_cpu"] / row["sklearn_cpu"]
+    per = [a / b for a, b in zip(res["frcli"]["walls"], res["sklearn"]["walls"])]
+    row["ratio_lo"], row["ratio_hi"] = float(min(per)), float(max(per))
+    return row
+
+
 def _log(msg: str) -> None:
     print(time.strftime("%H:%M:%S"), msg, flush=True)
 
@@ -110,9 +127,7 @@ def bench_forest(sizes, trees: int, repeat: int) -> list[dict]:
         ds = synthetic(n)
         res = interleaved(forest_pair(ds, trees, MAX_FEATURES), repeat)
         row = {"n": n, **{f"{k}_{m}": v[m] for k, v in res.items() for m in ("wall", "cpu")}}
-        row["ratio"] = row["frcli_wall"] / row["sklearn_wall"]
-        row["ratio_cpu"] = row["frcli_cpu"] / row["sklearn_cpu"]
-        rows.append(row)
+        rows.append(_ratios(row, res))
         _log(f"forest n={n}: frcli {row['frcli_wall']:.2f} s, scikit-learn "
              f"{row['sklearn_wall']:.2f} s, ratio {row['ratio']:.2f} (CPU {row['ratio_cpu']:.2f})")
     return rows
@@ -130,9 +145,7 @@ def bench_mlc(names, trees: int, repeat: int) -> list[dict]:
         row = {"name": name, "n": ds.n_examples, "F": ds.n_features, "L": ds.n_targets,
                "max_features": mf,
                **{f"{k}_{m}": v[m] for k, v in res.items() for m in ("wall", "cpu")}}
-        row["ratio"] = row["frcli_wall"] / row["sklearn_wall"]
-        row["ratio_cpu"] = row["frcli_cpu"] / row["sklearn_cpu"]
-        rows.append(row)
+        rows.append(_ratios(row, res))
         _log(f"mlc {name}: frcli {row['frcli_wall']:.2f} s, scikit-learn "
              f"{row['sklearn_wall']:.2f} s, ratio {row['ratio']:.2f} (CPU {row['ratio_cpu']:.2f})")
     return rows
@@ -231,53 +244,66 @@ def _commit() -> str:
         return "unknown"
 
 
-def section(out: dict, args) -> str:
+def _meta(args) -> dict:
     import sklearn
+    return {"commit": _commit(), "python": sys.version.split()[0],
+            "sklearn": sklearn.__version__, "cores": os.cpu_count(),
+            "load_start": os.getloadavg()[0], "trees": args.trees,
+            "mlc_trees": args.mlc_trees, "repeat": args.repeat,
+            "relief_repeat": args.relief_repeat}
+
+
+def section(out: dict) -> str:
+    meta = out["meta"]
     lines = [
-        f"`python bench/bench_scaling.py --write-docs` (commit {_commit()}, Python "
-        f"{sys.version.split()[0]}, scikit-learn {sklearn.__version__}, {os.cpu_count()} cores, "
-        f"load average {os.getloadavg()[0]:.1f} at the end; medians of {args.repeat} "
-        "interleaved runs, one thread each). The synthetic sets are generated in memory at "
-        "each size (`synthetic()` in the script: 40 uniform features, the first 10 relevant, "
-        "3 numeric targets with noise) and never written.",
+        f"`make bench-scaling` = `python bench/bench_scaling.py` (commit {meta['commit']}, "
+        f"Python {meta['python']}, scikit-learn {meta['sklearn']}, {meta['cores']} cores; "
+        f"load average {meta['load_start']:.1f} at the start and {meta['load_end']:.1f} at "
+        f"the end; medians of {meta['repeat']} interleaved runs, one thread each; "
+        "'spread' is the range of the per-repetition ratios). The synthetic sets are "
+        "generated in memory at each size (`synthetic()` in the script: 40 uniform features, "
+        "the first 10 relevant, 3 numeric targets with noise) and never written.",
         "",
     ]
     fr = out.get("forest", [])
     if fr:
         lines += [
-            f"**Forest fit** ({args.trees} trees, random forest, max_features = 7 for both "
+            f"**Forest fit** ({meta['trees']} trees, random forest, max_features = 7 for both "
             "(= ⌈√40⌉; scikit-learn's `sqrt` would give 6), min leaf 2, bootstrap; frcli "
             "`PCTForest` vs `RandomForestRegressor` on standardised targets). Goal: ratio "
             "<= 0.7 at every size.",
             "",
-            "| n | frcli s | scikit-learn s | ratio | CPU-time ratio |",
-            "|---|---|---|---|---|",
+            "| n | frcli s | scikit-learn s | ratio | spread | CPU-time ratio |",
+            "|---|---|---|---|---|---|",
         ]
         for r in fr:
             lines.append(f"| {r['n']:,} | {r['frcli_wall']:.2f} | {r['sklearn_wall']:.2f} | "
-                         f"**{r['ratio']:.2f}** | {r['ratio_cpu']:.2f} |")
+                         f"**{r['ratio']:.2f}** | {r['ratio_lo']:.2f}–{r['ratio_hi']:.2f} | "
+                         f"{r['ratio_cpu']:.2f} |")
         lines.append("")
     ml = out.get("mlc", [])
     if ml:
         lines += [
-            f"**Large MLC sets** ({args.mlc_trees} trees, random forest, max_features = ⌈√F⌉ "
+            f"**Large MLC sets** ({meta['mlc_trees']} trees, random forest, max_features = ⌈√F⌉ "
             "for both, min leaf 2; scikit-learn's multi-output `RandomForestRegressor` on the "
             "same 0/1 label matrix):",
             "",
-            "| set | n | F | labels | frcli s | scikit-learn s | ratio | CPU-time ratio |",
-            "|---|---|---|---|---|---|---|---|",
+            "| set | n | F | labels | frcli s | scikit-learn s | ratio | spread | "
+            "CPU-time ratio |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in ml:
             lines.append(f"| {r['name']}-train | {r['n']} | {r['F']} | {r['L']} | "
                          f"{r['frcli_wall']:.2f} | {r['sklearn_wall']:.2f} | "
-                         f"**{r['ratio']:.2f}** | {r['ratio_cpu']:.2f} |")
+                         f"**{r['ratio']:.2f}** | {r['ratio_lo']:.2f}–{r['ratio_hi']:.2f} | "
+                         f"{r['ratio_cpu']:.2f} |")
         lines.append("")
     rl = out.get("relief", [])
     if rl:
         ex = [r for r in rl if "exact_wall" in r]
         lines += [
             f"**Relief** (MTR-Relief, k = 10, all instances, one thread; "
-            f"{args.relief_repeat} run(s) each) with the exact neighbour search and with "
+            f"{meta['relief_repeat']} run(s) each) with the exact neighbour search and with "
             "`search=approximate` (pynndescent NN-descent, Manhattan on range-scaled "
             "features = d_X; the neighbours found are then scored with the exact d_X). "
             "Agreement with exact Relief: Spearman correlation of the 40 importances "
@@ -302,7 +328,7 @@ def section(out: dict, args) -> str:
                       "(n² expected: every instance scans every row), approximate "
                       f"{growth([r['n'] for r in rl], [r['approx_wall'] for r in rl]):.2f}."]
         lines.append("")
-    lines += [f"![time against n](img/{PLOT.name})", ""]
+    lines += [f"![time against n](figures/{PLOT.name})", ""]
     return "\n".join(lines)
 
 
@@ -318,25 +344,30 @@ def main() -> int:
     ap.add_argument("--relief-exact-max", type=int, default=max(SIZES),
                     help="largest n for exact Relief (quadratic time)")
     ap.add_argument("--only", choices=("forest", "mlc", "relief"), action="append")
-    ap.add_argument("--write-docs", action="store_true",
-                    help="rewrite the Scaling section of docs/benchmarks.md and its plot")
-    ap.add_argument("--json", help="also write the raw figures to this file")
+    ap.add_argument("--no-doc", action="store_true",
+                    help="print the section; do not rewrite docs/benchmarks.md and the plot")
+    ap.add_argument("--redraw", type=Path, help="rewrite the section and plot from the raw "
+                    "figures of an earlier run (bench/out/bench_scaling.json)")
     args = ap.parse_args()
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    sizes = [int(s) for s in args.sizes.split(",") if s]
-    only = set(args.only or ("forest", "mlc", "relief"))
-    out: dict = {}
-    if "forest" in only:
-        out["forest"] = bench_forest(sizes, args.trees, args.repeat)
-    if "mlc" in only:
-        out["mlc"] = bench_mlc(("bibtex", "delicious"), args.mlc_trees, args.repeat)
-    if "relief" in only:
-        out["relief"] = bench_relief(sizes, args.relief_repeat, args.relief_exact_max)
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
-    text = section(out, args)
+    if args.redraw:
+        out = json.loads(args.redraw.read_text())
+    else:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        sizes = [int(s) for s in args.sizes.split(",") if s]
+        only = set(args.only or ("forest", "mlc", "relief"))
+        out = {"meta": _meta(args)}
+        if "forest" in only:
+            out["forest"] = bench_forest(sizes, args.trees, args.repeat)
+        if "mlc" in only:
+            out["mlc"] = bench_mlc(("bibtex", "delicious"), args.mlc_trees, args.repeat)
+        if "relief" in only:
+            out["relief"] = bench_relief(sizes, args.relief_repeat, args.relief_exact_max)
+        out["meta"]["load_end"] = os.getloadavg()[0]
+        RAW.parent.mkdir(parents=True, exist_ok=True)
+        RAW.write_text(json.dumps(out, indent=1))
+    text = section(out)
     print(text)
-    if args.write_docs:
+    if not args.no_doc:
         from _common import write_section
         plot(out, PLOT)
         write_section("## Scaling", text)
