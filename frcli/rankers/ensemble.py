@@ -164,6 +164,15 @@ class EnsembleRanker(Ranker):
         self._check_memory(dataset, grid)
         return grid
 
+    def rank(self, dataset: Dataset, params=None, *, seed: int = 0,
+             jobs: int = 1) -> list[Ranking]:
+        """As ``Ranker.rank``, in the plain loop's order (``trees``, the first parameter,
+        outermost) although the sizes are served together (``rank_grid``)."""
+        out = super().rank(dataset, params, seed=seed, jobs=jobs)
+        n_t = len(self.validate(dataset, params)["trees"])
+        n_o = len(out) // n_t
+        return [out[o * n_t + t] for t in range(n_t) for o in range(n_o)]
+
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
                   grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
         """A list of ``trees`` is served by one nested forest (the n-tree forest is the first

@@ -15,7 +15,7 @@ from reproduce.papers import paper
 from reproduce.studies._mtr import PAPER_NAME
 from reproduce.studies.mtr_table7 import COLUMNS
 
-REPEATS = 100            # split repeats of the noise run (10 disjoint groups of 10)
+REPEATS = 50             # split repeats of the noise run (5 disjoint groups of 10)
 DRAWS = 20000            # resampled 10-split means per cell
 GROUP = 10               # splits per mean, as in the paper
 
