@@ -21,7 +21,7 @@ features), so the result does not depend on the number of threads. Scratch per t
 """
 import numpy as np
 cimport numpy as cnp
-from cython.parallel cimport parallel, prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport fabs, sqrt
 from libc.stdlib cimport malloc, free
 
@@ -130,13 +130,16 @@ cdef void _combine(const double* S, const double* cntc, int C, Py_ssize_t F, int
 
 def multisurf(const double[:, ::1] X, const double[:, ::1] Xc, const int[::1] discrete,
               const double[::1] rg, const double[::1] sd, int ramp, double dweight,
-              const int[::1] y, int n_classes, int star, int jobs=1, Py_ssize_t chunk=256):
+              const int[::1] y, int n_classes, int star, int jobs=1, Py_ssize_t chunk=256,
+              progress=None):
     """Scores of MultiSURF (star=0) or MultiSURF* (star=1) on complete data.
 
     X (n, F) row-major and Xc = X.T (F, n) contiguous; discrete (F) 0/1; rg, sd (F) range and
     standard deviation of continuous features; ramp: scikit-rebate's ramp (mixed data);
     dweight: the distance of a discrete mismatch (scikit-rebate on mixed data: F / #discrete,
-    from its hamming fraction times the number of features; else 1); y (n) class codes 0..C-1. Returns the scores (F,).
+    from its hamming fraction times the number of features; else 1); y (n) class codes 0..C-1.
+    progress: None, or an int64 array (one slot per thread, frcli.engines.progress) to which
+    each thread adds its finished instances. Returns the scores (F,).
     """
     cdef Py_ssize_t n = X.shape[0], F = X.shape[1], t, q, f, Q, s0
     cdef int C = n_classes
@@ -160,6 +163,13 @@ def multisurf(const double[:, ::1] X, const double[:, ::1] Xc, const int[::1] di
     cdef int* far = NULL
     cdef double* S = NULL
     cdef double* cntc = NULL
+    cdef long long[::1] prog_v
+    cdef long long* prog = NULL
+    cdef Py_ssize_t n_prog = 0
+    if progress is not None and len(progress) > 0:
+        prog_v = progress
+        prog = &prog_v[0]
+        n_prog = prog_v.shape[0]
     s0 = 0
     while s0 < n:
         Q = n - s0
@@ -175,6 +185,8 @@ def multisurf(const double[:, ::1] X, const double[:, ::1] Xc, const int[::1] di
                 _one(&X[0, 0], &Xc[0, 0], n, F, &discrete[0], &rg[0], &sd[0], ramp, dweight,
                      &y[0], C,
                      star, s0 + q, &U[q, 0], dist, near, far, S, cntc)
+                if prog != NULL:
+                    prog[threadid() % n_prog] += 1
             free(dist)
             free(near)
             free(far)

@@ -24,7 +24,7 @@ on the profile of the candidates (the query itself excluded), k clamped to [1, c
 """
 import numpy as np
 cimport numpy as cnp
-from cython.parallel cimport parallel, prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport fabs, INFINITY
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
@@ -171,7 +171,8 @@ cdef void _dist_sparse(Py_ssize_t n, const int* nominal, const double* rg,
 
 
 def profile_search(int space, const int[::1] rows, const int[::1] group, int n_groups,
-                   int k, int rule, int jobs=1, embed=None, dense=None, sparse=None):
+                   int k, int rule, int jobs=1, embed=None, dense=None, sparse=None,
+                   progress=None):
     """Neighbours of every ``rows[t]`` per candidate group (group[j] = -1: never a neighbour).
 
     space 0: ``embed`` = Et (d, n) L2-normalised rows; 1: ``dense`` = (Xc (F, n), nominal
@@ -179,6 +180,8 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
     rfeat, rval) (see ``frcli.engines.reliefe``). rule 0: the k nearest; 1/2: adaptive k.
     Returns nbr (m, L) int32 with group g's neighbours at columns sum(cnt[t, :g]) ... in
     increasing distance, cnt (m, G) int32, and dist (m, L) (the distances of ``nbr``).
+    progress: None, or an int64 array (one slot per thread, frcli.engines.progress) to which
+    each thread adds its finished queries (never read here).
     """
     cdef Py_ssize_t m = rows.shape[0], n = group.shape[0], L, t, j, M, g, off, i
     cdef int kk
@@ -261,6 +264,13 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
     cdef double* dq = NULL
     cdef double* cv = NULL
     cdef int32_t* ci = NULL
+    cdef long long[::1] prog_v
+    cdef long long* prog = NULL
+    cdef Py_ssize_t n_prog = 0
+    if progress is not None and len(progress) > 0:
+        prog_v = progress
+        prog = &prog_v[0]
+        n_prog = prog_v.shape[0]
     with nogil, parallel(num_threads=max(1, jobs)):
         dq = <double*> malloc(n * sizeof(double))
         cv = <double*> malloc(n * sizeof(double))
@@ -299,6 +309,8 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
                     dst[t, off + i] = cv[i]
                 cnt[t, g] = kk
                 off = off + kk
+            if prog != NULL:
+                prog[threadid() % n_prog] += 1
         free(dq)
         free(cv)
         free(ci)

@@ -76,3 +76,16 @@ def test_mutual_info_planted_features_seeded_and_multilabel():
     Y = np.c_[X[:, 0] > 0.5, X[:, 3] > 0.5].astype(np.uint8)
     r = rank(dataset_from_arrays(X, Y, task="mlc"), "mutual-info")
     assert set(r.order()[:2]) == {0, 3} and r.per_target.shape == (2, 6)
+
+
+def test_multisurf_counts_its_instances_for_progress_without_changing_scores():
+    from frcli.engines.progress import Counter, tracking
+
+    X, y = _data("mixed", classes=3)
+    ds = dataset_from_arrays(X, y)
+    plain = rank(ds, "multisurf", jobs=2).importances
+    c = Counter()
+    with tracking(c):
+        counted = rank(ds, "multisurf", jobs=2).importances
+    assert (c.expected, c.done, c.unit) == (90, 90, "MultiSURF instances")
+    assert np.array_equal(plain, counted)

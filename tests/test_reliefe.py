@@ -381,3 +381,17 @@ def test_reliefe_ranker_iterations_grid_and_rows_without_targets():
     with pytest.warns(UserWarning, match="ignores the 5"):
         r = rank(cls, "reliefe", embed="none")
     assert r.meta["n_examples"] == 40
+
+
+@pytest.mark.parametrize("k", [5, "auto"])          # the Relief search and profile_search
+def test_reliefe_counts_its_instances_for_progress_without_changing_weights(k):
+    from frcli.engines.progress import Counter, tracking
+
+    X, Y = _mlc_data()
+    ds = dataset_from_arrays(X, Y, task="mlc")
+    plain = E.reliefe(ds, embed="none", neighbours=k, iterations=[0.5], jobs=2)[0]
+    c = Counter()
+    with tracking(c):
+        counted = E.reliefe(ds, embed="none", neighbours=k, iterations=[0.5], jobs=2)[0]
+    assert (c.expected, c.done, c.unit) == (30, 30, "ReliefE instances")
+    assert np.array_equal(plain.importances, counted.importances)

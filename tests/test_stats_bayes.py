@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from typer.testing import CliRunner
 
 from frcli.cli import app
-from frcli.errors import ConfigError
+from frcli.errors import ConfigError, UserError
 from frcli.stats import bayes as bs
 from frcli.stats.fuji import aufuji, aufuji_matrix, fuji_curve
 
@@ -97,6 +97,17 @@ def test_hierarchical_test_with_stan():
     r = bs.compare(S[:, 0], S[:, 1], "a", "c", test="hierarchical", rope=0.05, runs=1,
                    nsamples=4000)
     assert r.p_b > 0.9 and r.sample.shape[1] == 3
+
+
+def test_hierarchical_test_refuses_in_one_line_on_an_interrupted_stan_build(tmp_path,
+                                                                            monkeypatch):
+    httpstan_cache = pytest.importorskip("httpstan.cache")
+    pytest.importorskip("stan")
+    (tmp_path / "stan_services_model_x.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    monkeypatch.setattr(httpstan_cache, "model_directory", lambda name: tmp_path)
+    x = np.full((3, 10), 0.8)
+    with pytest.raises(UserError, match="incomplete .an interrupted build.; delete"):
+        bs.compare(x, x + 0.01, "a", "b", test="hierarchical")
 
 
 def test_stats_command_bayes_fuji_and_time(tmp_path):

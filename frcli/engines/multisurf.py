@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.engines import progress
 from frcli.errors import ConfigError, DataError
 
 
@@ -88,6 +89,7 @@ def multisurf(dataset: Dataset, *, star: bool = False, discrete_limit: int = 10,
     dweight = F / float(discrete.sum()) if ramp else 1.0
     scores = _kernel().multisurf(X, np.ascontiguousarray(X.T), discrete, rg, sd, int(ramp),
                                  dweight, yc.astype(np.int32), int(present.size), int(star),
-                                 jobs)
+                                 jobs,
+                                 progress=progress.slots(X.shape[0], "MultiSURF instances"))
     meta.update(discrete_features=int(discrete.sum()), ramp=ramp)
     return scores, meta

@@ -69,6 +69,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from frcli.data.dataset import Dataset
+from frcli.engines import progress
 from frcli.errors import ConfigError, DataError, UserError
 
 EMBEDS = ("input", "none", "labels", "both")
@@ -520,6 +521,7 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
         if distance in LABEL_SET_DISTANCES:
             td = _TargetDistance(ds, distance, 0.75, "sum", False, np.arange(n))
         label_scale = _label_scale(LE, distance) if LE is not None else 1.0
+    prog = progress.slots(m, "ReliefE instances")
     total = np.zeros(F)
     snaps = np.zeros((len(snaps_at), F))
     chunk = max(16, min(256, (1 << 22) // max(1, n)))
@@ -529,10 +531,11 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
         q = rows[s0:s0 + chunk]
         if rule == 0 and E is None:           # raw space, fixed k: the Relief search
             nb3, _, cnt = RK.search(Xc, fm.kind, fm.mn, fm.rg, fm.nm, q, group, G, k, jobs,
-                                    layout)
+                                    layout, progress=prog)
             nbr = _compact(nb3.reshape(len(q), -1))
         else:
-            nbr, cnt, _ = K.profile_search(space, q, group, G, k, rule, jobs, **space_args)
+            nbr, cnt, _ = K.profile_search(space, q, group, G, k, rule, jobs, progress=prog,
+                                           **space_args)
         k_used += int(cnt.sum())
         if task == "classification":
             yq = group[q]

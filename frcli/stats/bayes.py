@@ -7,8 +7,9 @@ better:
 
 * ``hierarchical``: the hierarchical correlated t-test over data sets, on the per-fold scores of
   a (repeated) cross-validation (Corani et al. 2017; the paper's test). baycomp samples it with
-  Stan: it needs ``pystan`` (``pip install pystan``), compiles the model once (about a minute)
-  and takes some seconds per pair.
+  Stan: it needs ``pystan`` (``pip install pystan``) and a C++ compiler; the first use compiles
+  the model once per machine (httpstan's cache; minutes, see ``_check_stan``), later uses take
+  seconds per pair. When Stan cannot run, the command says so in one line.
 * ``signed-rank``: the Bayesian signed-rank test on the per-data-set means (no Stan).
 * ``correlated``: the correlated t-test on one data set's per-fold scores (Nadeau–Bengio
   correlation 1/folds), one verdict per data set.
@@ -129,18 +130,47 @@ def compare(x: np.ndarray, y: np.ndarray, a: str, b: str, *, test: str = "hierar
         post = bc.SignedRankTest(x.mean(axis=1), y.mean(axis=1), rope, nsamples=nsamples,
                                  random_state=seed)
     else:
+        _check_stan(bc)
         try:
-            import stan  # noqa: F401
-        except ImportError:
-            raise UserError("the hierarchical test needs pystan (pip install pystan); "
-                            "--bayes signed-rank needs no Stan") from None
-        with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), _quiet():
-            # baycomp pickles its last sample into the working directory: keep it out of ours
-            post = bc.HierarchicalTest(x, y, rope, runs=runs, nsamples=nsamples // chains,
-                                       chains=chains, random_state=seed)
+            with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), _quiet():
+                # baycomp pickles its last sample into the working directory: keep it out
+                post = bc.HierarchicalTest(x, y, rope, runs=runs, nsamples=nsamples // chains,
+                                           chains=chains, random_state=seed)
+        except Exception as e:  # noqa: BLE001 - Stan's build or sampler failed: say so in a line
+            msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            raise UserError(f"the hierarchical test could not run Stan ({type(e).__name__}"
+                            f"{': ' + msg[:160] if msg else ''}); --bayes signed-rank needs no "
+                            "Stan") from None
     res.sample = np.asarray(post.sample)
     res.p_a, res.p_rope, res.p_b = (float(v) for v in post.probs())
     return res
+
+
+def _check_stan(bc) -> None:
+    """Refuse in one line, before any work, when Stan cannot run the hierarchical model:
+    pystan missing, or httpstan's cache holding an interrupted build of baycomp's model (the
+    compiled module without its ``stderr.log``, which makes every later build request fail
+    with an HTTP 500 that pystan cannot even parse). The first build compiles the model with a
+    C++ compiler (minutes; once per machine)."""
+    try:
+        import httpstan.cache
+        import httpstan.models
+        import stan  # noqa: F401
+    except ImportError:
+        raise UserError("the hierarchical test needs pystan (pip install pystan); "
+                        "--bayes signed-rank needs no Stan") from None
+    code = os.path.join(os.path.dirname(bc.__file__), "hierarchical-t-test.stan")
+    try:
+        with open(code, encoding="utf-8") as fh:
+            name = httpstan.models.calculate_model_name(fh.read())
+        folder = httpstan.cache.model_directory(name)
+    except Exception:  # noqa: BLE001 - another baycomp/httpstan layout: let Stan decide
+        return
+    built = folder.is_dir() and any(p.suffix in (".so", ".pyd") for p in folder.iterdir())
+    if built and not (folder / "stderr.log").is_file():
+        raise UserError(f"Stan's cached build of the hierarchical model in {folder} is "
+                        "incomplete (an interrupted build); delete that folder and run again "
+                        "(the first run compiles it, several minutes)")
 
 
 def _correlated(bc, x: np.ndarray, y: np.ndarray, rope: float, runs: int):
