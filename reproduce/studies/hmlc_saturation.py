@@ -11,12 +11,17 @@ import numpy as np
 from reproduce import analysis as A
 from reproduce import md
 from reproduce.framework import Study
+from reproduce.studies import _subset
 from reproduce.papers import paper
 from reproduce.studies._labels import PAIR_LABELS, PAIRS, pair_label
 
 SIZES = (10, 25, 50, 75, 100, 150, 250)
 ITER = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
 MEASURE = "pooled_auprc"
+
+SETS = ("church_FUN", "eisen_FUN", "pheno_FUN", "enron_corr")   # shared machine (None: all 12)
+CONFIGS = (_subset.ref("configs/hmlc-saturation.yaml", SETS),
+           _subset.ref("configs/hmlc-relief-m.yaml", SETS))
 
 
 def size_label(method: str, params: str) -> str | None:
@@ -64,7 +69,7 @@ def fig5(df, ds: str, name: str) -> str:
 
 def render(stores) -> str:
     P = paper("hmlc")
-    view = stores["hmlc-saturation"]
+    view = stores[_subset.store_name(CONFIGS[0])]
     df = A.wide(view, MEASURE, size_label, rounding="3sig")
     sets = list(df.index)
     N = len(sets)
@@ -77,7 +82,7 @@ def render(stores) -> str:
                      f"{c.avg_ranks.max() - c.avg_ranks.min():.2f}"])
     n_sig = sum(1 for r in rows if float(r[1]) <= 0.05)
 
-    mview = stores["hmlc-relief-m"]
+    mview = stores[_subset.store_name(CONFIGS[1])]
     mdf = A.wide(mview, MEASURE, m_label, rounding="3sig")
     mcols = [f"m={100 * it:g}%" for it in ITER]
     mc = A.compare(mdf, mcols, False)
@@ -107,10 +112,13 @@ def render(stores) -> str:
         f"differ (p = {P.fact('relief_m_p').value}, average ranks within "
         f"{P.fact('relief_m_spread').value}; {P.fact('relief_m_p').cite}), so m = 1 %. Ours: "
         f"`configs/hmlc-saturation.yaml` (nested forests: the n-tree forest is the first n "
-        f"trees of the largest) and `configs/hmlc-relief-m.yaml` on the {N} shared sets.",
+        f"trees of the largest) and `configs/hmlc-relief-m.yaml` on {N} shared sets."
+        + _subset.note("configs/hmlc-saturation.yaml", SETS, "forests of 250 trees and "
+                       "Relief with m = 100 % on the larger sets take hours on the shared "
+                       "2-core machine", "`SETS = None` in "
+                       "`reproduce/studies/hmlc_saturation.py`"),
         "",
-        md.code("frcli experiment configs/hmlc-saturation.yaml --jobs 2\n"
-                "frcli experiment configs/hmlc-relief-m.yaml --jobs 2"),
+        md.code("python -m reproduce hmlc-saturation --jobs 2"),
         "",
         f"Friedman over the {len(SIZES)} sizes, per pair (AU(PRC-bar), 3 significant digits): "
         f"{n_sig} of 8 reject at 0.05.",
@@ -134,7 +142,7 @@ def render(stores) -> str:
 STUDY = Study(
     name="hmlc-saturation",
     title="HMLC paper: saturation 10-250 trees, HMLC-Relief m grid, Fig. 5",
-    configs=("configs/hmlc-saturation.yaml", "configs/hmlc-relief-m.yaml"),
+    configs=CONFIGS,
     render=render,
     order=31,
     draft=True,

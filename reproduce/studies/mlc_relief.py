@@ -11,6 +11,7 @@ import pandas as pd
 from reproduce import analysis as A
 from reproduce import md
 from reproduce.framework import Study
+from reproduce.studies import _subset
 from reproduce.papers import paper
 from reproduce.studies.hmlc_ensembles import yes
 
@@ -24,6 +25,9 @@ MEASURES = ("ml_accuracy", "ml_f1", "subset_accuracy", "hamming_loss", "ml_preci
 SHORT = {"ml_accuracy": "Accuracy", "ml_f1": "F1", "subset_accuracy": "Subset accuracy",
          "hamming_loss": "Hamming loss", "ml_precision": "Precision", "ml_recall": "Recall",
          "pooled_auprc": "pooled AUPRC", "one_error": "One error"}
+
+SETS = ("emotions", "birds", "genbase", "medical-paper")   # shared machine (None: all 7)
+CONFIG = _subset.ref("configs/mlc-relief.yaml", SETS)
 
 
 def label(method: str, params: str) -> str | None:
@@ -44,7 +48,7 @@ def best_per_distance(df: pd.DataFrame, lower: bool) -> pd.DataFrame:
 
 def render(stores) -> str:
     P = paper("mlc_relief")
-    view = stores["mlc-relief"]
+    view = stores[_subset.store_name(CONFIG)]
     T = {m: A.wide(view, m, label, rounding="3") for m in MEASURES}
     sets = list(T["ml_f1"].index)
     N = len(sets)
@@ -130,9 +134,12 @@ def render(stores) -> str:
         f"{len(ITER)} × {len(NEIGH)} settings, evaluates with the 15NN on 8 measures, and for "
         f"each distance, set and measure keeps the best (m, K) — chosen on the test set, as "
         f"the paper states (optimistic, spec-core A17). Ours: `configs/mlc-relief.yaml` on "
-        f"{N} shared sets ({md.listing(sets)}; the large ones are left out for time).",
+        f"{N} shared sets ({md.listing(sets)}; the large ones are left out for time)."
+        + _subset.note("configs/mlc-relief.yaml", SETS, "Relief's cost grows with the "
+                       "square of the rows: about 10 min each under the shared machine's load",
+                       "`SETS = None` in `reproduce/studies/mlc_relief.py`"),
         "",
-        md.code("frcli experiment configs/mlc-relief.yaml --jobs 2"),
+        md.code("python -m reproduce mlc-relief --jobs 2"),
         "",
         f"**Does the distance matter?** Friedman over the 4 distances per measure; paper: "
         f"{P.fact('rejections').value} of 8 reject, d_Hamming worst (on Hamming loss its "
@@ -164,7 +171,7 @@ def render(stores) -> str:
 STUDY = Study(
     name="mlc-relief",
     title="MLC-Relief paper (DS 2018): four label-set distances, relevance, m and K",
-    configs=("configs/mlc-relief.yaml",),
+    configs=(CONFIG,),
     render=render,
     order=22,
     draft=True,
