@@ -64,3 +64,16 @@ def test_a_trees_list_keeps_the_plain_loop_order():
     want = [dict(zip(keys, c)) for c in itertools.product(*r.resolve(params).values())]
     assert [(g.params["trees"], g.params["min_leaf"]) for g in grid] == \
         [(w["trees"], w["min_leaf"]) for w in want]
+
+
+def test_a_trees_list_with_clus_rf_score_equals_separate_rankings():
+    """CLUS's RF score (rf_variant=clus) is computed per forest: a list of sizes falls back to
+    one forest per size, with the same rankings as asked one at a time."""
+    ds = _mtr(3)
+    r = get_ranker("rf-rf")
+    forest._FOREST_CACHE.clear()
+    grid = r.rank(ds, {"trees": [4, 9], "rf_variant": "clus"}, seed=5)
+    for g in grid:
+        alone = r.rank(ds, {"trees": g.params["trees"], "rf_variant": "clus"}, seed=5)[0]
+        assert np.array_equal(g.importances, alone.importances)
+    assert [g.params["trees"] for g in grid] == [4, 9]
