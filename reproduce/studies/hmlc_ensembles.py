@@ -262,5 +262,4 @@ STUDY = Study(
     configs=(CONFIG,),
     render=render,
     order=30,
-    draft=True,
 )

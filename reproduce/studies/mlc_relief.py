@@ -174,5 +174,4 @@ STUDY = Study(
     configs=(CONFIG,),
     render=render,
     order=22,
-    draft=True,
 )

@@ -119,5 +119,4 @@ STUDY = Study(
     configs=(CONFIG,),
     render=render,
     order=21,
-    draft=True,
 )

@@ -176,5 +176,4 @@ STUDY = Study(
                        set={"protocol": {"repeats": REPEATS}}),),
     render=render,
     order=11,
-    draft=True,
 )
