@@ -142,3 +142,22 @@ def test_aufuji_matrix_is_symmetric_with_unit_diagonal():
     df = _tidy(n_ds=2, splits=3).assign(label=lambda d: d["method"])
     m = aufuji_matrix(df, ["a", "b", "c"], ["ds0", "ds1"])
     assert np.allclose(np.diag(m), 1.0) and np.allclose(m, m.T) and (m <= 1).all()
+
+
+def test_hierarchical_test_refuses_in_one_line_when_stan_cannot_compile(tmp_path, monkeypatch):
+    httpstan_cache = pytest.importorskip("httpstan.cache")
+    httpstan_models = pytest.importorskip("httpstan.models")
+    httpstan_compile = pytest.importorskip("httpstan.compile")
+    pytest.importorskip("stan")
+
+    async def no_compiler(code):
+        raise OSError("command 'x86_64-linux-gnu-g++' failed: No such file or directory")
+
+    monkeypatch.setattr(httpstan_cache, "model_directory", lambda name: tmp_path / "model")
+    monkeypatch.setattr(httpstan_compile, "compile", lambda code, name: ("", ""))
+    monkeypatch.setattr(httpstan_models, "build_services_extension_module", no_compiler)
+    x = np.full((3, 10), 0.8)
+    with pytest.raises(UserError, match="could not compile Stan's hierarchical model .command"
+                                        ".*needs a C.. compiler") as e:
+        bs.compare(x, x + 0.01, "a", "b", test="hierarchical")
+    assert "\n" not in str(e.value)
