@@ -131,6 +131,7 @@ def compare(x: np.ndarray, y: np.ndarray, a: str, b: str, *, test: str = "hierar
                                  random_state=seed)
     else:
         _check_stan(bc)
+        y = _spread_constant_differences(x, y, rope, seed)
         try:
             with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), _quiet():
                 # baycomp pickles its last sample into the working directory: keep it out
@@ -138,12 +139,32 @@ def compare(x: np.ndarray, y: np.ndarray, a: str, b: str, *, test: str = "hierar
                                            chains=chains, random_state=seed)
         except Exception as e:  # noqa: BLE001 - Stan's build or sampler failed: say so in a line
             msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            raise UserError(f"the hierarchical test could not run Stan ({type(e).__name__}"
+            raise UserError(f"the hierarchical test failed in baycomp/Stan ({type(e).__name__}"
                             f"{': ' + msg[:160] if msg else ''}); --bayes signed-rank needs no "
                             "Stan") from None
     res.sample = np.asarray(post.sample)
     res.p_a, res.p_rope, res.p_b = (float(v) for v in post.probs())
     return res
+
+
+def _spread_constant_differences(x: np.ndarray, y: np.ndarray, rope: float,
+                                 seed: int) -> np.ndarray:
+    """baycomp's own guard for a data set whose differences y - x are all equal (zero
+    variance breaks the Stan model): it replaces them by n//2 uniform draws in (-rope, rope)
+    and their negatives, which fails for an odd number of scores (baycomp 1.0.3 assigns n//2
+    values to n - n//2 slots: a ValueError on 1 x 5-fold CV). Do the same replacement here
+    with a middle 0 for the odd one, so baycomp's guard never fires."""
+    d = y - x
+    n = d.shape[1]
+    if n % 2 == 0 or not np.any(np.var(d, axis=1) == 0):
+        return y
+    rng = np.random.default_rng(seed)
+    y = y.copy()
+    h = n // 2
+    for i in np.flatnonzero(np.var(d, axis=1) == 0):
+        u = rng.uniform(-rope, rope, h) if rope > 0 else rng.uniform(-1e-6, 1e-6, h)
+        y[i] = x[i] + np.concatenate([u, -u, [0.0]])
+    return y
 
 
 def _check_stan(bc) -> None:
