@@ -41,6 +41,7 @@ bench-reliefe:
 	$(PYTHON) -m pip install -q skrebate liac-arff
 	$(PYTHON) -m pip install -q --no-deps reliefe
 	nice -n 10 $(PYTHON) bench/bench_reliefe.py --repeat 3
+	nice -n 10 $(PYTHON) bench/bench_reliefe.py --split
 
 # Forest vs scikit-learn at 4k-128k rows, bibtex/delicious, exact vs approximate Relief
 # (docs/benchmarks.md "## Scaling" and docs/figures/scaling.png). About an hour on a quiet
