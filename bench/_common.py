@@ -21,6 +21,19 @@ def best_of(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
+def commit() -> str:
+    """The short commit of the checkout, with ``+changes`` if frcli/ or ext/ differ from it."""
+    root = DOC.parents[1]
+    try:
+        c = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "ext",
+                                "frcli"], capture_output=True, text=True).stdout.strip()
+        return c + ("+changes" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def run(cmd: list[str]) -> None:
     """Run a command, discarding its output; a failure raises."""
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

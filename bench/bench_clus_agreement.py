@@ -12,12 +12,13 @@ max_features sqrt, min_leaf 2) with seeds 1, 2, 3 and report Spearman's rho of t
 Scores: overall Genie3 as CLUS defines its .fimp column (``genie3_scale=raw``: the plain mean
 over targets of the per-target variance reductions in the targets' units) and as the papers
 and our default do (``normalised``: the sum of h*), Symbolic (w = 0.5), per-target Genie3 (mean
-rho over targets), and the RF score: ours (permutations undone after each feature) and an
-emulation of CLUS's (permutations accumulated within a tree, features in CLUS's depth-first
-order, mean over targets of the raw RMSE), which explains CLUS's 5-10x larger values.
+rho over targets), and the RF score: ours (``rf_variant=thesis``: permutations undone after
+each feature) and CLUS's (``rf_variant=clus``, ``frcli.engines.rf_clus``: permutations
+accumulated within a tree, features in CLUS's depth-first order, mean over targets of the raw
+RMSE), from the same forests, which explains CLUS's 5-10x larger values.
 
 Usage: ``python bench/bench_clus_agreement.py [--sets atp1d,wq] [--trees 100]
-[--no-emulation] [--json out.json]``; prints the tables. ``python -m reproduce
+[--no-clus-rf] [--json out.json]``; prints the tables. ``python -m reproduce
 clus-agreement`` puts the same tables into docs/reproduction.md.
 """
 from __future__ import annotations
@@ -73,47 +74,49 @@ def _pairs_pt(xs, ys=None) -> float:
                           for j in range(T)]))
 
 
-def clus_style_rf(ds, trees: int, seed: int) -> np.ndarray:
-    """CLUS 2.12.8's RF score, emulated: per tree, the OOB rows are permuted feature after
-    feature (in CLUS's depth-first order of first use) *without restoring* the earlier
-    permutations, and the error is the mean over targets of the RMSE in raw units."""
-    from frcli._ext import _tree
-    from frcli.engines.forest import PCTForest
+def tied_nodes(ds) -> dict:
+    """In the single PCT on all of ``ds`` (all features, no bootstrap: ``frcli tree``), the
+    internal nodes at which another numeric feature splits the node's rows into exactly the
+    same two sets as the chosen test, so it ties with it under any heuristic and the tie rule
+    decides, and the share of the tree's Genie3 credit (sum of h*) at those nodes. Rows with a
+    missing value of either feature are left out of the comparison."""
+    from frcli.engines.pct_view import grow_tree
 
-    rng = np.random.default_rng(seed)
-    n, F = ds.X.shape
-    out = np.zeros(F)
-    for _ in range(trees):
-        counts = np.bincount(rng.integers(0, n, n), minlength=n)
-        model = PCTForest("rf", trees=1, seed=int(rng.integers(1 << 30))).fit(
-            ds.subset(np.repeat(np.arange(n), counts)))
-        t, spec = model.trees_[0], model.spec_
-        oob = np.flatnonzero(counts == 0)
-        X, Y = ds.X[oob].copy(), ds.Y[oob]
+    model, grown = grow_tree(ds)
+    t = model.trees_[0]
+    X = grown.X
+    num = np.flatnonzero(~grown.nominal_mask)
+    internal = tied = 0
+    credit = tied_credit = 0.0
+    stack = [(0, np.arange(grown.n_examples))]
+    while stack:
+        node, rows = stack.pop()
+        f = int(t["feature"][node])
+        if f < 0:
+            continue
+        x = X[rows, f]
+        known = ~np.isnan(x)
+        if grown.nominal_mask[f]:
+            left = known & np.isin(x, np.flatnonzero(t["cats"][int(t["offset"][node]):]))
+        else:
+            left = known & (x <= t["threshold"][node])
+        right = known & ~left
+        stack += [(int(t["left"][node]), rows[left | ~known]),
+                  (int(t["right"][node]), rows[right | ~known])]
+        if grown.nominal_mask[f] or not left.any() or not right.any():
+            continue
+        internal += 1
+        G = X[np.ix_(rows[known], num[num != f])]
+        ok = ~np.isnan(G).any(axis=0)
+        L, R = G[left[known]][:, ok], G[right[known]][:, ok]
+        same = (L.max(axis=0) < R.min(axis=0)) | (R.max(axis=0) < L.min(axis=0))
+        tied += bool(same.any())
+        credit += float(t["hstar"][node])
+        tied_credit += float(t["hstar"][node]) * bool(same.any())
+    return {"internal": internal, "tied": tied, "alternatives_credit": tied_credit / credit}
 
-        def err(Xp):
-            P = _tree.predict_trees([t], np.ascontiguousarray(Xp), model.ncat_,
-                                    spec.a.shape[0]) + spec.offset
-            return float(np.sqrt(((P - Y) ** 2).mean(axis=0)).mean())
 
-        base = err(X)
-        order, seen, stack = [], set(), [0]
-        while stack:                      # CLUS: a stack; the "no" child is popped first
-            node = stack.pop()
-            f = int(t["feature"][node])
-            if f >= 0:
-                if f not in seen:
-                    seen.add(f)
-                    order.append(f)
-                stack += [int(t["right"][node]), int(t["left"][node])]
-        for f in order:
-            X[:, f] = rng.permutation(X[:, f])
-            if base > 0:
-                out[f] += (err(X) - base) / base
-    return out / trees
-
-
-def compute(sets=tuple(TARGETS), trees: int = 100, emulate: bool = True,
+def compute(sets=tuple(TARGETS), trees: int = 100, clus_rf: bool = True,
             log=print) -> dict:
     """Every rho of the tables, per set (a JSON-able dict)."""
     from frcli.data import load_dataset
@@ -135,10 +138,14 @@ def compute(sets=tuple(TARGETS), trees: int = 100, emulate: bool = True,
         c["genie3"] = c["genie3_raw"]
         ours = {k: [] for k in SCORES}
         rand = {k: [] for k in ("genie3_raw", "symbolic")}
+        emu = []
         for s in SEEDS:
             sc = forest_scores(ds, "rf", trees=trees, seed=s, per_target=True, rf_score=True)
             for k in SCORES:
                 ours[k].append(sc[k])
+            if clus_rf:      # the same forest (same seed), CLUS's RF score
+                emu.append(forest_scores(ds, "rf", trees=trees, seed=s, per_target=False,
+                                         rf_score=True, rf_variant="clus")["rf"])
             sc = forest_scores(ds, "rf", trees=trees, seed=s, per_target=True,
                                rf_score=False, ties="random")
             for k in rand:
@@ -156,11 +163,19 @@ def compute(sets=tuple(TARGETS), trees: int = 100, emulate: bool = True,
         row["clus_overall_is_mean"] = float(max(
             np.max(np.abs(g - p.mean(axis=0))) / np.max(np.abs(g))
             for g, p in zip(c["genie3_raw"], c["genie3_per_target"])))
+        # features never used by a forest (Genie3 exactly 0): mean over seeds
+        row["unused"] = {"clus": float(np.mean([np.sum(x == 0) for x in c["genie3_raw"]])),
+                         "ours": float(np.mean([np.sum(x == 0) for x in ours["genie3_raw"]])),
+                         "ours_random_ties": float(np.mean([np.sum(x == 0)
+                                                            for x in rand["genie3_raw"]])),
+                         "features": len(fn)}
+        row["ties_single_tree"] = tied_nodes(ds)
         row["scale"] = {"rf_ours": float(np.median([np.sum(x) for x in ours["rf"]])),
                         "rf_clus": float(np.median([np.sum(x) for x in c["rf"]]))}
-        if emulate:
-            emu = [clus_style_rf(ds, trees, 100 + s) for s in SEEDS]
-            row["rf_clus_style"] = {"ours_self": _pairs(emu), "ours_vs_clus": _pairs(emu, c["rf"])}
+        if clus_rf:
+            row["rf_clus_style"] = {"clus_self": row["rf"]["clus_self"],
+                                    "ours_self": _pairs(emu),
+                                    "ours_vs_clus": _pairs(emu, c["rf"])}
             row["scale"]["rf_clus_style"] = float(np.median([np.sum(x) for x in emu]))
         res["sets"][name] = row
         log(f"{name}: {time.perf_counter() - t0:.1f} s")
@@ -183,7 +198,7 @@ def tables(res: dict) -> str:
                         "normalised`) against CLUS's column",
               "symbolic": "Symbolic (w = 0.5)",
               "genie3_per_target": "Per-target Genie3 (mean over targets)",
-              "rf": "RF score"}
+              "rf": "RF score, the papers' definition (default `rf_variant=thesis`)"}
     for k in SCORES:
         rows = []
         for name, row in res["sets"].items():
@@ -195,25 +210,39 @@ def tables(res: dict) -> str:
     for name, row in res["sets"].items():
         g, gr = row["genie3_raw"], row["genie3_raw_random_ties"]
         s_, sr = row["symbolic"], row["symbolic_random_ties"]
+        u = row["unused"]
+        tn = row["ties_single_tree"]
         rows.append(f"| {name} | {f3(g['ours_self'])} | {f3(gr['ours_self'])} | "
                     f"{f3(g['ours_vs_clus'])} | {f3(gr['ours_vs_clus'])} | "
-                    f"{f3(s_['ours_vs_clus'])} | {f3(sr['ours_vs_clus'])} |")
+                    f"{f3(s_['ours_vs_clus'])} | {f3(sr['ours_vs_clus'])} | "
+                    f"{u['ours']:.0f} | {u['ours_random_ties']:.0f} | {u['clus']:.0f} of "
+                    f"{u['features']} | {tn['tied']} of {tn['internal']} | "
+                    f"{100 * tn['alternatives_credit']:.0f}% |")
     out += ["**The tie rule**: ours with CLUS's (`ties=first`, the default) and with random "
-            "ties (`ties=random`)", "",
+            "ties (`ties=random`); *unused*: features a forest never tests (importance 0), mean "
+            "over seeds; *tied nodes*: internal nodes of the single PCT on all the data (all "
+            "features, no bootstrap) where another feature splits the rows into the same two "
+            "sets (a tie under any heuristic), and *their credit*: their share of the tree's "
+            "sum of h*", "",
             "| set | Genie3 self, first | Genie3 self, random | Genie3 vs CLUS, first | "
-            "Genie3 vs CLUS, random | Symbolic vs CLUS, first | Symbolic vs CLUS, random |",
-            "|---|---:|---:|---:|---:|---:|---:|", *rows, ""]
+            "Genie3 vs CLUS, random | Symbolic vs CLUS, first | Symbolic vs CLUS, random | "
+            "unused, first | unused, random | unused, CLUS | tied nodes | their credit |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
     if all("rf_clus_style" in row for row in res["sets"].values()):
         rows = []
         for name, row in res["sets"].items():
             sc = row["scale"]
-            rows.append(f"| {name} | {f3(row['rf']['ours_vs_clus'])} | "
-                        f"{f3(row['rf_clus_style']['ours_vs_clus'])} | {sc['rf_ours']:.3g} | "
-                        f"{sc['rf_clus_style']:.3g} | {sc['rf_clus']:.3g} |")
-        out += ["**RF score: ours, CLUS's emulated, CLUS's** (rho against CLUS; sum over "
-                "features of the importances, median over seeds)", "",
-                "| set | rho ours | rho CLUS-style | sum ours | sum CLUS-style | sum CLUS |",
-                "|---|---:|---:|---:|---:|---:|", *rows, ""]
+            r = row["rf_clus_style"]
+            rows.append(f"| {name} | {f3(r['clus_self'])} | {f3(r['ours_self'])} | "
+                        f"{f3(r['ours_vs_clus'])} | {'yes' if ok(r) else '**no**'} | "
+                        f"{sc['rf_ours']:.3g} | {sc['rf_clus_style']:.3g} | "
+                        f"{sc['rf_clus']:.3g} |")
+        out += ["**RF score, CLUS's variant (`rf_variant=clus`) on the same forests**; sums "
+                "over features of the importances (median over seeds): ours (`thesis`), "
+                "ours (`clus`), CLUS's", "",
+                "| set | CLUS self | ours self | ours vs CLUS | ok | sum thesis | sum clus | "
+                "sum CLUS |",
+                "|---|---:|---:|---:|:---:|---:|---:|---:|", *rows, ""]
     return "\n".join(out)
 
 
@@ -221,7 +250,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default=",".join(TARGETS))
     ap.add_argument("--trees", type=int, default=100)
-    ap.add_argument("--no-emulation", action="store_true")
+    ap.add_argument("--no-clus-rf", action="store_true")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     sets = [s.strip() for s in a.sets.split(",") if s.strip()]
@@ -230,7 +259,7 @@ def main(argv=None) -> int:
         print(f"unknown set(s): {', '.join(bad)}; allowed: {', '.join(TARGETS)}",
               file=sys.stderr)
         return 2
-    res = compute(sets, a.trees, not a.no_emulation,
+    res = compute(sets, a.trees, not a.no_clus_rf,
                   log=lambda m: print(m, file=sys.stderr, flush=True))
     if a.json:
         a.json.write_text(json.dumps(res, indent=1))

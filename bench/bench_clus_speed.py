@@ -10,7 +10,10 @@ takes at most a fifth of CLUS's wall time.
 With ``CLUS_JAR=/path/clus.jar`` (and ``java`` on the PATH) CLUS itself is run side by side,
 interleaved with frcli, on an equivalent settings file, and its time replaces the quoted one.
 
-Usage: ``python bench/bench_clus_speed.py [--repeat 5] [--no-write]``.
+The figure is the median wall time of ``--repeat`` fresh runs (and their CPU time: on an idle
+machine a one-thread command's wall time approaches it; the load average is recorded).
+
+Usage: ``python bench/bench_clus_speed.py [--repeat 9] [--no-write]``.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import run, write_section
+from _common import commit, run, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 ATP1D = ROOT.parent / "shared" / "datasets" / "mtr" / "atp1d.arff"
@@ -56,7 +59,7 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args(argv)
     frcli = shutil.which("frcli") or "frcli"
@@ -76,18 +79,22 @@ def main(argv=None) -> int:
             if clus_cmd:
                 clus.append(timed(clus_cmd))
         n_files = len(list(Path(tmp).glob("atp1d_*.fimp")))
-    best = min(w for w, _ in ours)
-    cpu = min(c for _, c in ours)
-    clus_s = min(w for w, _ in clus) if clus else CLUS_WALL_S
+    import statistics
+
+    wall = statistics.median(w for w, _ in ours)
+    cpu = statistics.median(c for _, c in ours)
+    lo, hi = min(w for w, _ in ours), max(w for w, _ in ours)
+    clus_s = statistics.median(w for w, _ in clus) if clus else CLUS_WALL_S
     source = "measured side by side" if clus else "the issue's measurement on this machine"
-    ratio = best / clus_s
-    text = (f"`python bench/bench_clus_speed.py` (best of {len(ours)}; the 2-core machine is "
-            f"shared, so absolute times are noisy). Whole command on atp1d (337 x 411, 6 "
-            f"targets): `frcli rank atp1d.arff --targets last:6 --method genie3-rf,symbolic-rf,"
-            f"rf-rf --param trees=100 -o atp1d.fimp` grows one forest of 100 PCTs and writes "
-            f"the {n_files} rankings in {best:.2f} s wall ({cpu:.2f} s CPU, one thread); CLUS "
-            f"2.12.8 (RF100, the same three rankings) {clus_s:.1f} s wall ({source}): "
-            f"**ratio {ratio:.2f}** (goal <= 0.20; CPU time over CLUS's wall time "
+    ratio = wall / clus_s
+    text = (f"`python bench/bench_clus_speed.py` (commit {commit()}, median of {len(ours)} "
+            f"fresh runs, load average {os.getloadavg()[0]:.1f} on the 2 shared cores at the "
+            f"end). Whole command on atp1d (337 x 411, 6 targets): `frcli rank atp1d.arff "
+            f"--targets last:6 --method genie3-rf,symbolic-rf,rf-rf --param trees=100 -o "
+            f"atp1d.fimp` grows one forest of 100 PCTs and writes the {n_files} rankings in "
+            f"{wall:.2f} s wall ({lo:.2f}-{hi:.2f} s over the runs; {cpu:.2f} s CPU, one "
+            f"thread); CLUS 2.12.8 (RF100, the same three rankings) {clus_s:.1f} s wall "
+            f"({source}): **ratio {ratio:.2f}** (goal <= 0.20; CPU time over CLUS's wall time "
             f"{cpu / clus_s:.2f}: on an idle machine a one-thread command's wall time "
             f"approaches its CPU time).")
     print(text)

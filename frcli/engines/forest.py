@@ -389,6 +389,7 @@ class PCTForest:
         self.n_features_ = F
         self.max_features_ = mf
         self.trees_ = res["trees"]
+        self.seeds_ = seeds          # each tree's bag and draws (frcli.engines.rf_clus)
         self.ssl_ = ssl
         self._res = res
         self._rf = rf_score
@@ -421,12 +422,14 @@ class PCTForest:
             cols.append(block[:, 0] if block.shape[1] == 1 else np.argmax(block, axis=1))
         return np.column_stack(cols).astype(np.float64)
 
-    def _prototypes(self, X: np.ndarray) -> np.ndarray:
-        """Mean prototype of every row of X over the trees, in the columns' own units."""
+    def _prototypes(self, X: np.ndarray, trees: list | None = None) -> np.ndarray:
+        """Mean prototype of every row of X over the trees (or the given ones), in the
+        columns' own units."""
         _, _tree = _ext()
         X = scale(X, getattr(self, "x_exp_", np.zeros(0, np.int64)))
         K = self.spec_.a.shape[0]
-        P = _tree.predict_trees(self.trees_, np.ascontiguousarray(X), self.ncat_, K)
+        P = _tree.predict_trees(self.trees_ if trees is None else trees,
+                                np.ascontiguousarray(X), self.ncat_, K)
         P += self.spec_.offset
         e = self.spec_.col_exp
         return np.ldexp(P, e) if e is not None and e.any() else P
@@ -565,14 +568,16 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
                   bootstrap: bool | None = None, w: float | str | None = None,
                   w0: float = 0.75, symbolic_weight: float | str = 0.5,
                   rf_score: bool | None = None, per_target: bool = True, ties: str = "first",
-                  seed: int = 0, jobs: int = 1) -> dict[str, Any]:
+                  rf_variant: str = "thesis", seed: int = 0, jobs: int = 1) -> dict[str, Any]:
     """Grow one forest and return every score it supports, so a caller that needs Symbolic,
     Genie3 and RF rankings (the experiment runner) grows the forest once.
 
     Returns ``{"symbolic": (F,), "genie3": (F,), "rf": (F,) if computed,
     "genie3_per_target" / "rf_per_target": (T, F) and "genie3_raw" (F,) /
     "genie3_raw_per_target" (T, F) if per_target, "target_names", "meta", "timings"}``.
-    ``rf_score`` defaults to "whenever the ensemble bootstraps".
+    ``rf_score`` defaults to "whenever the ensemble bootstraps". ``rf_variant``: "thesis"
+    (each permutation alone, spec-core §4.3) or "clus" (CLUS 2.12.8's accumulated permutations
+    and raw RMSE, ``frcli.engines.rf_clus``); the trees, hence the other scores, are the same.
     ``w``: a float, ``"auto"`` (internal CV) or None; used only when some rows are unlabeled
     and ``dataset.semi_supervised`` (otherwise those rows are dropped with a warning).
     """
@@ -584,7 +589,7 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     key = (_cache_key(dataset, ensemble, trees, max_features, min_leaf, bootstrap, w, w0,
                       symbolic_weight, per_target, ties, seed) if _REUSE else None)
     hit = _FOREST_CACHE.get(key) if key is not None else None
-    if hit is not None and (hit["has_rf"] or not rf_score):
+    if hit is not None and (not rf_score or hit["has_rf"] == rf_variant):
         out = copy.deepcopy(hit["out"])
         out["meta"]["forest_reused"] = True
         out["timings"] = {"w_cv_s": 0.0, "forest_s": time.perf_counter() - t0}
@@ -613,13 +618,30 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     t1 = time.perf_counter()
     model = PCTForest(ensemble, trees=trees, max_features=max_features, min_leaf=min_leaf,
                       bootstrap=bootstrap, w=wv, w0=w0, ties=ties, seed=seed, jobs=jobs)
-    model.fit(dataset, rf_score=rf_score, per_target=per_target, keep_values=False)
+    clus_rf = rf_score and rf_variant == "clus"
+    if clus_rf and not model.bootstrap:
+        raise ConfigError("the Random Forest score needs out-of-bag examples: use "
+                          "bootstrap=true with extra trees (or bagging / rf)")
+    model.fit(dataset, rf_score=rf_score and not clus_rf, per_target=per_target,
+              keep_values=clus_rf)
     out = model.scores(symbolic_weight)
+    if clus_rf:
+        from frcli.engines.rf_clus import clus_rf_scores
+
+        grown = dataset                # the rows the trees were grown on (see fit)
+        if (not model.ssl_ and dataset.task != "unsupervised"
+                and not bool(np.all(dataset.labeled))):
+            grown = dataset.subset(dataset.labeled)
+        out["rf"], rf_pt = clus_rf_scores(model, grown, seed)
+        if per_target:
+            out["rf_per_target"] = rf_pt
+        out["meta"]["rf_variant"] = "clus"
     out["meta"].update(meta)
     out["timings"] = {"w_cv_s": t1 - t0, "forest_s": time.perf_counter() - t1}
     if key is not None:
         _FOREST_CACHE.clear()        # one entry: the forest just grown, with every score
-        _FOREST_CACHE[key] = {"has_rf": bool(rf_score), "out": copy.deepcopy(out)}
+        _FOREST_CACHE[key] = {"has_rf": rf_variant if rf_score else False,
+                              "out": copy.deepcopy(out)}
     return out
 
 

@@ -117,6 +117,10 @@ class EnsembleRanker(Ranker):
               "overall Genie3: 'normalised' = sum of h* (the papers), 'raw' = mean over "
               "targets of each target's variance reduction in its units (CLUS's .fimp "
               "overall column)"),
+        Param("rf_variant", parse_choice("thesis", "clus"), "thesis",
+              "RF score: 'thesis' = each feature permuted alone (the papers' definition), "
+              "'clus' = CLUS 2.12.8's (permutations accumulated within a tree, raw RMSE; "
+              "numeric targets)"),
     )
 
     def __init__(self, method: str):
@@ -126,10 +130,10 @@ class EnsembleRanker(Ranker):
         self.ensemble = parts[1] if len(parts) > 1 else "rf"
         self.str_variant = parts[-1] == "str"
         # each method declares only what it uses: symbolic_weight means nothing to Genie3 or
-        # the RF score, genie3_scale nothing to the others, and -str needs targets
-        own = {"symbolic": "symbolic_weight", "genie3": "genie3_scale"}
+        # the RF score, genie3_scale and rf_variant nothing to the others; -str needs targets
+        own = {"symbolic_weight": "symbolic", "genie3_scale": "genie3", "rf_variant": "rf"}
         self.params = tuple(p for p in type(self).params
-                            if p.name not in own.values() or own.get(self.score) == p.name)
+                            if own.get(p.name, self.score) == self.score)
         if self.str_variant:
             self.tasks = tuple(t for t in TASKS if t != "unsupervised")
 
@@ -160,6 +164,10 @@ class EnsembleRanker(Ranker):
                     raise ConfigError(
                         f"method '{self.method}' needs out-of-bag examples: the Random Forest "
                         "score is undefined without bootstrap; use --param bootstrap=true")
+            if "clus" in grid.get("rf_variant", ()) and dataset.task not in ("regression",
+                                                                            "mtr"):
+                raise ConfigError(f"rf_variant=clus is CLUS's RF score for numeric targets; "
+                                  f"task is {dataset.task} (use rf_variant=thesis)")
         self._check_memory(dataset, grid)
         return grid
 
@@ -190,7 +198,8 @@ class EnsembleRanker(Ranker):
         kw = dict(trees=params["trees"], max_features=mf,
                   min_leaf=params["min_leaf"], bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
-                  ties=params["ties"], rf_score=self.score == "rf", seed=seed, jobs=jobs)
+                  ties=params["ties"], rf_score=self.score == "rf",
+                  rf_variant=params.get("rf_variant", "thesis"), seed=seed, jobs=jobs)
         key = self.score
         if key == "genie3" and params.get("genie3_scale") == "raw":
             key = "genie3_raw"

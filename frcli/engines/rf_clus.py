@@ -1,0 +1,80 @@
+"""CLUS 2.12.8's variant of the Random Forest score (``rf_variant=clus``; issue 14).
+
+The papers define the RF score with one permutation per (tree, feature), each alone
+(spec-core §4.3): imp(x_i) = mean over trees of [Err(OOB^i) - Err(OOB)] / Err(OOB). CLUS computes
+it differently (``ClusEnsembleFeatureRanking.calculateRFimportance``): it deep-copies the
+training rows once per tree, and ``RowData.selectFrom`` hands the OOB *tuples themselves* to
+``createRandomizedOOBdata``, which swaps the feature's values in place. The permutations are
+therefore never undone within a tree: the k-th feature of the tree, in the order
+``getInternalAttributesNames`` lists them (depth first from a stack, the "no" child popped
+first), is scored by the damage of permuting it together with the k-1 before it. Its error is
+the RMSE of each target in the target's own units (the overall column: their mean). That is
+why CLUS's values are 5-10x larger than the thesis's on most sets, and why its ranking leans
+towards the features a tree uses late. Our default keeps the papers' definition; this module
+reproduces CLUS's numbers for users who compare with it. Numeric targets only (regression and
+MTR); the forest is the same one the other scores come from.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from frcli.errors import ConfigError
+
+VARIANTS = ("thesis", "clus")
+
+
+def _clus_order(tree: dict, ncat: np.ndarray) -> list[int]:
+    """Features in CLUS's order of first use: a stack, children pushed yes then no."""
+    feature, left, right = tree["feature"], tree["left"], tree["right"]
+    order, seen, stack = [], set(), [0]
+    while stack:
+        node = stack.pop()
+        f = int(feature[node])
+        if f < 0:
+            continue
+        if f not in seen:
+            seen.add(f)
+            order.append(f)
+        # numeric test "x > v": yes = right child; nominal "x in S": yes = left child
+        yes, no = (int(left[node]), int(right[node])) if ncat[f] > 0 else (
+            int(right[node]), int(left[node]))
+        stack += [yes, no]
+    return order
+
+
+def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(overall (F,), per target (T, F)) CLUS-style RF scores of a fitted ``PCTForest``
+    grown with ``keep_values=True`` on ``dataset`` with bootstrapping."""
+    from frcli._ext import _forest
+
+    if dataset.task not in ("regression", "mtr"):
+        raise ConfigError(f"rf_variant=clus is CLUS's RF score for numeric targets; this is "
+                          f"a {dataset.task} task: use rf_variant=thesis")
+    n, F = dataset.X.shape
+    cols = [s.start for _, s in model.spec_.target_slices]
+    Y = np.asarray(dataset.Y, dtype=np.float64)
+    counts = _forest.bootstrap_counts(model.seeds_, n)
+    acc, acc_t = np.zeros(F), np.zeros((len(cols), F))
+
+    def errors(X: np.ndarray, tree: dict, Yo: np.ndarray) -> np.ndarray:
+        P = model._prototypes(X, trees=[tree])[:, cols]
+        d2 = (P - Yo) ** 2
+        return np.sqrt(np.nanmean(d2, axis=0))     # missing targets are skipped, as in CLUS
+
+    for t, tree in enumerate(model.trees_):
+        oob = np.flatnonzero(counts[t] == 0)
+        if oob.size == 0:
+            continue
+        rng = np.random.default_rng([int(seed), t])
+        X, Yo = np.array(dataset.X[oob], dtype=np.float64), Y[oob]
+        base = errors(X, tree, Yo)
+        base_all = float(base.mean())
+        for f in _clus_order(tree, model.ncat_):
+            X[:, f] = X[rng.permutation(oob.size), f]     # not undone: CLUS's shared tuples
+            e = errors(X, tree, Yo)
+            if base_all > 0:
+                acc[f] += (float(e.mean()) - base_all) / base_all
+            ok = base > 0
+            acc_t[ok, f] += (e[ok] - base[ok]) / base[ok]
+    T = max(len(model.trees_), 1)
+    return acc / T, acc_t / T
