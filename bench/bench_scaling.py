@@ -250,13 +250,19 @@ def _meta(args) -> dict:
             "sklearn": sklearn.__version__, "cores": os.cpu_count(),
             "load_start": os.getloadavg()[0], "trees": args.trees,
             "mlc_trees": args.mlc_trees, "repeat": args.repeat,
-            "relief_repeat": args.relief_repeat}
+            "relief_repeat": args.relief_repeat, "argv": sys.argv[1:]}
+
+
+def _command(meta: dict) -> str:
+    """The command line of the run (``make bench-scaling`` runs it without arguments)."""
+    argv = [a for a in meta.get("argv", []) if a != "--no-doc"]
+    return " ".join(["python bench/bench_scaling.py", *argv])
 
 
 def section(out: dict) -> str:
     meta = out["meta"]
     lines = [
-        f"`make bench-scaling` = `python bench/bench_scaling.py` (commit {meta['commit']}, "
+        f"`{_command(meta)}` (commit {meta['commit']}, "
         f"Python {meta['python']}, scikit-learn {meta['sklearn']}, {meta['cores']} cores; "
         f"load average {meta['load_start']:.1f} at the start and {meta['load_end']:.1f} at "
         f"the end; medians of {meta['repeat']} interleaved runs, one thread each; "
