@@ -172,7 +172,11 @@ def render(stores) -> str:
         f"per-target columns (largest relative deviation {dev:.1e}), each a target's variance "
         f"reduction in the target's own units, so targets in large units dominate it. The "
         f"papers' Genie3 (spec-core §4.2) sums h*, the heuristic's normalised variance "
-        f"reduction; it stays our default, and `genie3_scale=raw` gives CLUS's column. Both "
+        f"reduction, and so did the older CLUS sources (package `clus.ext.ensembles`, "
+        f"`ClusEnsembleFeatureRanking.calculateGENI3value`: the node's `getSVarS` minus its "
+        f"children's, both under the clustering weights, i.e. each target divided by its "
+        f"variance). So the papers' definition is also the one of CLUS's older code; it stays our default, and `genie3_scale=raw` gives "
+        f"2.12.8's column. Both "
         f"agree with CLUS here (tables above); they differ when target variances differ "
         f"widely. Per-target columns are the same ranking in either scale.",
         "* *Symbolic*: the same definition (sum of 0.5^depth over the nodes testing the "
