@@ -26,11 +26,11 @@ from libc.math cimport isnan
 from frcli._ext._utils cimport (intp_t, int32_t, int64_t, uint8_t, uint64_t, seed_state,
                                 rand_int, grow)
 from frcli._ext._criterion cimport ClusterData
-from frcli._ext._splitter cimport Splitter, splitter_init, splitter_free
+from frcli._ext._splitter cimport Splitter, splitter_init, splitter_free, batch_init
 from frcli._ext._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
                                tree_mix, tree_route, tree_to_dict)
 from frcli._ext._presort cimport Presort, presort_init, presort_free
-from frcli._ext._presort import presort_plan, nominal_default_rows
+from frcli._ext._presort import presort_plan, nominal_default_rows, nominal_row_lists
 
 cnp.import_array()
 
@@ -73,6 +73,10 @@ cdef struct Ctx:
     const int64_t* nd_ptr        # nominal features off their common value (sparse 0/1 mode)
     const int32_t* nd_rows
     const int32_t* nd_default
+    const int32_t* nd_val
+    const int64_t* nr_ptr        # the same entries listed by row (_batch_categories)
+    const int32_t* nr_feat
+    const int32_t* nr_val
 
 
 cdef inline double _row_err(const ErrSpec* es, intp_t b, intp_t row, const double* pred,
@@ -358,17 +362,13 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
 
 cdef void _fast_paths(const Ctx* ctx, Splitter* sp, Presort* ps,
                       const int32_t* counts) noexcept nogil:
-    """Hand the tree's presorted lists and sparse-nominal shortcut to its splitter."""
+    """Hand the tree's presorted lists and sparse-nominal shortcut to its splitter (a
+    shortcut it cannot allocate stays off: the plain path grows the same tree)."""
     if ctx.ps_nf > 0:
         sp.ps = ps
     if ctx.nd_ptr != NULL:
-        sp.stamp = <int32_t*>malloc((ctx.n + 1) * sizeof(int32_t))
-        if sp.stamp != NULL:
-            memset(sp.stamp, 0xFF, (ctx.n + 1) * sizeof(int32_t))     # -1: no node
-            sp.nd_ptr = ctx.nd_ptr
-            sp.nd_rows = ctx.nd_rows
-            sp.nd_default = ctx.nd_default
-            sp.counts = counts
+        batch_init(sp, ctx.nd_ptr, ctx.nd_rows, ctx.nd_default, ctx.nd_val, ctx.nr_ptr,
+                   ctx.nr_feat, ctx.nr_val, counts)
 
 
 cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, double* rf_acc,
@@ -476,15 +476,20 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
             ctx.ps_slot = &ps_slot[0]
             ctx.ps_nf = ps_order.shape[0]
             ctx.ps_min_rows = ps_min
-    cdef const int64_t[::1] nd_ptr
-    cdef const int32_t[::1] nd_rows, nd_default
+    cdef const int64_t[::1] nd_ptr, nr_ptr
+    cdef const int32_t[::1] nd_rows, nd_default, nd_val, nr_feat, nr_val
     if presort and mode == 1:        # MODE_SPARSE01: sums of counts are exact integers
         nd = nominal_default_rows(Xt, ncat)
         if nd is not None:
             nd_ptr, nd_rows, nd_default = nd
+            nd_val, nr_ptr, nr_feat, nr_val = nominal_row_lists(Xt, nd_ptr, nd_rows)
             ctx.nd_ptr = &nd_ptr[0]
             ctx.nd_rows = &nd_rows[0]
             ctx.nd_default = &nd_default[0]
+            ctx.nd_val = &nd_val[0]
+            ctx.nr_ptr = &nr_ptr[0]
+            ctx.nr_feat = &nr_feat[0]
+            ctx.nr_val = &nr_val[0]
     cdef const int32_t[::1] e_kind, e_col, e_ncat, e_group
     cdef const double[::1] e_alpha, e_off
     cdef const double[:, ::1] e_truth

@@ -10,6 +10,7 @@ of a node costs less than moving every feature's list.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
+from frcli._ext._utils cimport int64_t
 
 
 cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, intp_t nf,
@@ -143,7 +144,7 @@ def nominal_default_rows(const double[:, ::1] Xt, const int32_t[::1] ncat):
 
     Returns (indptr (F + 1,) int64, rows int32, default (F,) int32 with -1 = not eligible) or
     None when no feature is eligible. The splitter then visits only those rows of a node
-    (``_category_stats_sparse``).
+    (``_batch_categories``).
     """
     cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f
     X = np.asarray(Xt)
@@ -172,3 +173,25 @@ def nominal_default_rows(const double[:, ::1] Xt, const int32_t[::1] ncat):
     if rows.size == 0:
         rows = np.zeros(1, dtype=np.int32)
     return indptr, np.ascontiguousarray(rows, dtype=np.int32), default
+
+
+def nominal_row_lists(const double[:, ::1] Xt, const int64_t[::1] indptr,
+                      const int32_t[::1] rows):
+    """The entries of ``nominal_default_rows`` with their values, and listed by row.
+
+    Returns (val int32 aligned with rows, rptr (n + 1,) int64, feat int32, val_by_row int32):
+    row r's features off their common value are feat[rptr[r]:rptr[r + 1]] (ascending), with
+    those values. A node then finds all its candidates' such rows in one pass over its rows.
+    """
+    cdef intp_t F = Xt.shape[0], n = Xt.shape[1]
+    ptr = np.asarray(indptr)
+    nnz = int(ptr[F])
+    r = np.asarray(rows)[:nnz]
+    feat = np.repeat(np.arange(F, dtype=np.int32), np.diff(ptr))
+    val = np.asarray(Xt)[feat, r].astype(np.int32)
+    order = np.argsort(r, kind="stable")
+    rptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=n), out=rptr[1:])
+    pad = np.zeros(1, dtype=np.int32)           # memoryviews of empty arrays have no [0]
+    return (np.concatenate([val, pad]), rptr, np.concatenate([feat[order], pad]),
+            np.concatenate([val[order], pad]))

@@ -59,6 +59,22 @@ cdef struct Splitter:
     intp_t node_id           # set by the builder
     bint exact_w             # the node's weights are the bag counts (no missing-value copy)
     bint stamped             # stamp holds the current node's rows
+    # the node's category statistics of all its candidate sparse nominal features at once
+    # (``_batch_categories``): the same rows off the common value, listed by row
+    const int32_t* nd_val    # value of each nd_rows entry
+    const int64_t* nr_ptr    # (n + 1,) CSR over rows of (feature, value) off the default
+    const int32_t* nr_feat
+    const int32_t* nr_val
+    double nr_mean           # entries per row
+    int32_t* bslot           # (F,) candidate slot of a batched feature in this node, or -1
+    Stats* bcat              # (max_features * max_ncat) statistics, per slot and value
+    double* bcat_s1          # their s1 columns (K each)
+    double* bzero            # (K,) zeros: s2 and nk of every bcat entry (sparse mode)
+    intp_t* bpresent         # (max_features,) values present per slot
+    Stats* cat_own           # sp.cat as allocated (sp.cat points into bcat for a batched f)
+    int32_t* acols           # (K,) the node's columns with a positive sum, ascending: only
+    intp_t n_act             # these can be non-zero in a subset (bcat's others are stale)
+    double* TTa              # (K,) s1^2 / W of the node at those columns
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,
@@ -66,6 +82,10 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
 cdef void splitter_free(Splitter* sp) noexcept nogil
 cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
                     SplitRecord* best) noexcept nogil
+cdef int batch_init(Splitter* sp, const int64_t* nd_ptr, const int32_t* nd_rows,
+                    const int32_t* nd_default, const int32_t* nd_val, const int64_t* nr_ptr,
+                    const int32_t* nr_feat, const int32_t* nr_val,
+                    const int32_t* counts) noexcept nogil
 cdef void draw_features(Splitter* sp) noexcept nogil
 cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats,
                    double v) noexcept nogil

@@ -26,8 +26,9 @@ with the plain path, ``grow_forest(presort=False)``):
   while the node's segment has no tie; with a tie the node gathers and sorts itself, as the
   order inside a run of equal values decides how the sums round;
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
-* in the sparse 0/1 mode a nominal feature visits only the rows off its most common value
-  (``_category_stats_sparse``): sums of integer bag counts are exact in any order.
+* in the sparse 0/1 mode a nominal feature visits only the rows off its most common value,
+  and all candidate features of a node are counted in one pass (``_batch_categories``):
+  sums of integer bag counts are exact in any order.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
@@ -62,6 +63,7 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     sp.features = <int32_t*>malloc(F * sizeof(int32_t) + 1)
     sp.TT = <double*>malloc((K + 1) * sizeof(double))
     sp.cat = <Stats*>calloc(mc, sizeof(Stats))
+    sp.cat_own = sp.cat
     sp.cur_cats = <uint8_t*>calloc(mc, 1)
     sp.best_cats = <uint8_t*>calloc(mc, 1)
     sp.try_cats = <uint8_t*>calloc(mc, 1)
@@ -81,10 +83,18 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
 
 cdef void splitter_free(Splitter* sp) noexcept nogil:
     cdef intp_t v
+    sp.cat = sp.cat_own
     if sp.cat != NULL:
         for v in range(sp.max_ncat):
             stats_free(&sp.cat[v])
     free(sp.cat)
+    free(sp.bslot)
+    free(sp.bcat)
+    free(sp.bcat_s1)
+    free(sp.bzero)
+    free(sp.bpresent)
+    free(sp.acols)
+    free(sp.TTa)
     stats_free(&sp.tot)
     stats_free(&sp.tc)
     stats_free(&sp.miss)
@@ -320,65 +330,197 @@ cdef intp_t _category_stats(Splitter* sp, const int32_t* idx, const double* wt, 
     return present
 
 
-cdef intp_t _category_stats_sparse(Splitter* sp, const int32_t* idx, const double* wt,
-                                   intp_t start, intp_t end, intp_t f) noexcept nogil:
-    """_category_stats in the sparse 0/1 mode for a feature without missing values, on a node
-    whose weights are the bag counts: only rows off the feature's most common value d are
-    added (from the feature's list of such rows when shorter than the node), and d's
-    statistics are the node's minus the others'. Every sum is a sum of integer counts, so
-    this is exactly what adding d's rows gives (bibtex, delicious: a few % non-zeros)."""
+# At most this many doubles of batched category statistics per tree (else the plain path).
+cdef intp_t BATCH_MAX_DOUBLES = 1 << 24
+
+
+cdef int batch_init(Splitter* sp, const int64_t* nd_ptr, const int32_t* nd_rows,
+                    const int32_t* nd_default, const int32_t* nd_val, const int64_t* nr_ptr,
+                    const int32_t* nr_feat, const int32_t* nr_val,
+                    const int32_t* counts) noexcept nogil:
+    """Enable ``_batch_categories`` (sparse 0/1 mode; the lists come from
+    ``_presort.nominal_default_rows`` and ``nominal_row_lists``). Returns 0, or -1 when it
+    stays off (no memory, or the statistics would exceed BATCH_MAX_DOUBLES)."""
+    cdef intp_t K = sp.cd.K, nb = sp.max_features * sp.max_ncat, i, f
+    if sp.cd.mode != MODE_SPARSE01 or nb * (K + 1) > BATCH_MAX_DOUBLES:
+        return -1
+    sp.stamp = <int32_t*>malloc((sp.n + 1) * sizeof(int32_t))
+    sp.bslot = <int32_t*>malloc((sp.F + 1) * sizeof(int32_t))
+    sp.bcat = <Stats*>calloc(nb + 1, sizeof(Stats))
+    sp.bcat_s1 = <double*>calloc(nb * K + 1, sizeof(double))
+    sp.bzero = <double*>calloc(K + 1, sizeof(double))
+    sp.bpresent = <intp_t*>calloc(sp.max_features + 1, sizeof(intp_t))
+    sp.acols = <int32_t*>malloc((K + 1) * sizeof(int32_t))
+    sp.TTa = <double*>malloc((K + 1) * sizeof(double))
+    if (sp.stamp == NULL or sp.bslot == NULL or sp.bcat == NULL or sp.bcat_s1 == NULL
+            or sp.bzero == NULL or sp.bpresent == NULL or sp.acols == NULL or sp.TTa == NULL):
+        free(sp.stamp)
+        free(sp.bslot)
+        free(sp.bcat)
+        free(sp.bcat_s1)
+        free(sp.bzero)
+        free(sp.bpresent)
+        free(sp.acols)
+        free(sp.TTa)
+        sp.stamp = sp.bslot = sp.acols = NULL
+        sp.bcat = NULL
+        sp.bcat_s1 = sp.bzero = sp.TTa = NULL
+        sp.bpresent = NULL
+        return -1
+    memset(sp.stamp, 0xFF, (sp.n + 1) * sizeof(int32_t))      # -1: no node
+    for f in range(sp.F):
+        sp.bslot[f] = -1
+    for i in range(nb):
+        sp.bcat[i].s1 = sp.bcat_s1 + i * K
+        sp.bcat[i].s2 = sp.bzero            # read-only zeros: sparse sweeps use s1 only
+        sp.bcat[i].nk = sp.bzero
+    sp.nd_ptr = nd_ptr
+    sp.nd_rows = nd_rows
+    sp.nd_default = nd_default
+    sp.nd_val = nd_val
+    sp.nr_ptr = nr_ptr
+    sp.nr_feat = nr_feat
+    sp.nr_val = nr_val
+    sp.nr_mean = <double>nr_ptr[sp.n] / <double>(sp.n if sp.n > 0 else 1)
+    sp.counts = counts
+    return 0
+
+
+cdef inline void _add_labels(Stats* st, const ClusterData* cd, intp_t r, double w) noexcept nogil:
+    cdef int64_t q
+    st.W += w
+    for q in range(cd.indptr[r], cd.indptr[r + 1]):
+        st.s1[cd.indices[q]] += w
+
+
+cdef void _batch_categories(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                            intp_t end) noexcept nogil:
+    """Category statistics of every candidate nominal feature of the node that has a common
+    value (sparse 0/1 mode, weights = bag counts), before the features are evaluated: only
+    rows off each feature's most common value d are added, and d's statistics are the
+    node's minus the others'. The rows come either from each feature's list of such rows
+    (matched to the node by ``stamp``) or, when cheaper, from one pass over the node's rows
+    and their lists of such features: sequential reads instead of one scattered read of X per
+    row and feature. Every sum is a sum of integer counts, so any order gives exactly the
+    statistics of adding the rows one by one (bibtex, delicious: a few % non-zeros)."""
     cdef const ClusterData* cd = sp.cd
-    cdef const double* col = sp.Xt + f * sp.n
-    cdef intp_t k = sp.ncat[f], d = sp.nd_default[f], K = cd.K, v, p, c, present = 0
-    cdef int64_t j, lo = sp.nd_ptr[f], hi = sp.nd_ptr[f + 1], q
-    cdef int32_t r
-    cdef double w
+    cdef intp_t K = cd.K, mc = sp.max_ncat, nf = sp.max_features, m = end - start
+    cdef intp_t i, f, k, d, v, p, c, nb = 0, present
+    cdef int64_t j
+    cdef int32_t r, sl
+    cdef double w, col_cost = 0.0
     cdef Stats* st
-    cdef Stats* sd = &sp.cat[d]
-    for v in range(k):
-        sp.cat[v].W = 0.0
-        memset(sp.cat[v].s1, 0, K * sizeof(double))
-    if hi - lo < end - start:
+    cdef Stats* sd
+    cdef Stats* base
+    cdef const Stats* T = &sp.tot
+    cdef const int32_t* cols = sp.acols
+    cdef intp_t na = 0, a
+    for i in range(nf):
+        f = sp.features[i]
+        if sp.ncat[f] > 0 and sp.nd_default[f] >= 0:
+            sp.bslot[f] = <int32_t>i
+            nb += 1
+            col_cost += <double>(sp.nd_ptr[f + 1] - sp.nd_ptr[f])
+    if nb == 0:
+        return
+    # the node's columns with a positive sum: a subset's other columns are 0, and their
+    # terms of the heuristic exactly 0 (``_gain_cols``), so only these are kept
+    for c in range(K):
+        if T.s1[c] > 0.0:
+            sp.acols[na] = <int32_t>c
+            sp.TTa[na] = T.s1[c] * T.s1[c] / T.W
+            na += 1
+    sp.n_act = na
+    for i in range(nf):
+        f = sp.features[i]
+        if sp.bslot[f] != i:
+            continue
+        for v in range(sp.ncat[f]):
+            st = &sp.bcat[i * mc + v]
+            st.W = 0.0
+            for a in range(na):
+                st.s1[cols[a]] = 0.0
+    if col_cost + m < m * sp.nr_mean:
         if not sp.stamped:
             for p in range(start, end):
                 sp.stamp[idx[p]] = <int32_t>sp.node_id
             sp.stamped = True
-        for j in range(lo, hi):
-            r = sp.nd_rows[j]
-            if sp.stamp[r] == sp.node_id:
-                st = &sp.cat[<intp_t>col[r]]
-                w = <double>sp.counts[r]
-                st.W += w
-                for q in range(cd.indptr[r], cd.indptr[r + 1]):
-                    st.s1[cd.indices[q]] += w
+        for i in range(nf):
+            f = sp.features[i]
+            if sp.bslot[f] != i:
+                continue
+            base = sp.bcat + i * mc
+            for j in range(sp.nd_ptr[f], sp.nd_ptr[f + 1]):
+                r = sp.nd_rows[j]
+                if sp.stamp[r] == sp.node_id:
+                    _add_labels(&base[sp.nd_val[j]], cd, r, <double>sp.counts[r])
     else:
         for p in range(start, end):
             r = idx[p]
-            v = <intp_t>col[r]
-            if v != d:
-                st = &sp.cat[v]
-                w = wt[p]
-                st.W += w
-                for q in range(cd.indptr[r], cd.indptr[r + 1]):
-                    st.s1[cd.indices[q]] += w
-    sd.W = sp.tot.W
-    memcpy(sd.s1, sp.tot.s1, K * sizeof(double))
-    for v in range(k):
-        if v != d and sp.cat[v].W > 0.0:
-            sd.W -= sp.cat[v].W
-            for c in range(K):
-                sd.s1[c] -= sp.cat[v].s1[c]
-    for v in range(k):
-        if sp.cat[v].W > 0.0:
-            present += 1
-    return present
+            w = wt[p]
+            for j in range(sp.nr_ptr[r], sp.nr_ptr[r + 1]):
+                sl = sp.bslot[sp.nr_feat[j]]
+                if sl >= 0:
+                    _add_labels(&sp.bcat[sl * mc + sp.nr_val[j]], cd, r, w)
+    for i in range(nf):
+        f = sp.features[i]
+        if sp.bslot[f] != i:
+            continue
+        k = sp.ncat[f]
+        d = sp.nd_default[f]
+        base = sp.bcat + i * mc
+        sd = &base[d]
+        sd.W = T.W
+        for a in range(na):
+            sd.s1[cols[a]] = T.s1[cols[a]]
+        present = 0
+        for v in range(k):
+            st = &base[v]
+            if v != d and st.W > 0.0:
+                sd.W -= st.W
+                for a in range(na):
+                    sd.s1[cols[a]] -= st.s1[cols[a]]
+        for v in range(k):
+            if base[v].W > 0.0:
+                present += 1
+        sp.bpresent[i] = present
+
+
+cdef inline double _gain_cols(const Stats* S, const Stats* T, const double* w,
+                              const int32_t* cols, const double* TT, intp_t na) noexcept nogil:
+    """gain() of the sparse 0/1 mode over the columns ``cols`` (ascending; TT[a] =
+    T.s1^2 / T.W there): the same terms in the same order, the skipped ones being exactly 0."""
+    cdef intp_t a
+    cdef int32_t c
+    cdef double WS = S.W, WO = T.W - S.W, h = 0.0, sO
+    if WS <= 0.0 or WO <= 0.0:
+        return 0.0
+    for a in range(na):
+        c = cols[a]
+        sO = T.s1[c] - S.s1[c]
+        h += w[c] * (S.s1[c] * S.s1[c] / WS + sO * sO / WO - TT[a])
+    return h
+
+
+cdef inline double _gain_nominal(const Splitter* sp, const Stats* S, const Stats* T) noexcept nogil:
+    """The heuristic of a nominal test: over the node's active columns when its categories
+    were batched (their other columns are stale), else gain()."""
+    if sp.cat != sp.cat_own:
+        return _gain_cols(S, T, sp.cd.a, sp.acols, sp.TTa, sp.n_act)
+    return gain(S, T, sp.cd, sp.est, NULL)
 
 
 cdef inline intp_t _categories(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                                intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
-    if sp.nd_ptr != NULL and sp.exact_w and sp.nd_default[f] >= 0:
-        nm_out[0] = 0
-        return _category_stats_sparse(sp, idx, wt, start, end, f)
+    """Per-category statistics of f in sp.cat (the batch's, when f was batched)."""
+    cdef int32_t sl
+    if sp.bslot != NULL:
+        sl = sp.bslot[f]
+        if sl >= 0:
+            sp.cat = sp.bcat + sl * sp.max_ncat
+            nm_out[0] = 0
+            return sp.bpresent[sl]
+    sp.cat = sp.cat_own
     return _category_stats(sp, idx, wt, start, end, f, nm_out)
 
 
@@ -404,7 +546,7 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
         if WS < ml or T.W - WS < ml:
             return
         # the value's own statistics (0 + x = x: the same h as its copy)
-        h = gain(&sp.cat[v], T, cd, sp.est, NULL)
+        h = _gain_nominal(sp, &sp.cat[v], T)
         if _better(best, h):
             _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
             memcpy(sp.best_cats, sp.cur_cats, k)
@@ -422,7 +564,7 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
             WO = T.W - WS
             if WS < ml or WO < ml:
                 continue
-            h = gain(&sp.trial, T, cd, sp.est, NULL)
+            h = _gain_nominal(sp, &sp.trial, T)
             if h > rb:
                 rb = h
                 rv = v
@@ -508,7 +650,7 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
             break
     if not ok:
         return
-    h = gain(&sp.cur, T, cd, sp.est, NULL)
+    h = _gain_nominal(sp, &sp.cur, T)
     if _better(best, h):
         _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
         memcpy(sp.best_cats, sp.try_cats, k)
@@ -547,6 +689,7 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     ``sp.tot`` must hold the node's full statistics and ``sp.est`` its variance estimates.
     """
     cdef intp_t m = end - start, i, f, nf = sp.max_features
+    cdef bint batched
     if (grow(<void**>&sp.Xf, &sp.cap, m, sizeof(double)) != 0
             or grow(<void**>&sp.pos, &sp.cap_pos, m, sizeof(int32_t)) != 0
             or grow(<void**>&sp.mpos, &sp.cap_mpos, m, sizeof(int32_t)) != 0
@@ -558,6 +701,9 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     best.threshold = 0.0
     best.WL = best.WR = 0.0
     draw_features(sp)
+    batched = sp.bslot != NULL and sp.exact_w
+    if batched:
+        _batch_categories(sp, idx, wt, start, end)
     for i in range(nf):
         f = sp.features[i]
         if sp.extra:
@@ -570,4 +716,8 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
                 _best_nominal(sp, idx, wt, start, end, f, best)
             else:
                 _best_numeric(sp, idx, wt, start, end, f, best)
+    if batched:
+        for i in range(nf):
+            sp.bslot[sp.features[i]] = -1
+    sp.cat = sp.cat_own
     return 0

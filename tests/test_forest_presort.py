@@ -44,11 +44,21 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
         X[:, 9] = rng.integers(0, 3, n)
         X[:, 10] = (rng.random(n) < 0.1).astype(float)
         nominal = (9, 10)
+    if kind == "sparse":        # bibtex-like: many sparse binary features, some dense
+        B = (rng.random((n, 30)) < np.linspace(0.01, 0.7, 30)).astype(float)
+        B[:, 0] = rng.integers(0, 4, n) * (rng.random(n) < 0.2)     # 4 values, mostly 0
+        B[:, 1] = np.where(rng.random(n) < 0.9, 2, rng.integers(0, 3, n))  # common value 2
+        X = np.column_stack([X, B])
+        lin = lin + B[:, 2] + B[:, 5] - B[:, 20] + 0.5 * B[:, 0]
+        nominal = tuple(range(F, F + 30))
+        F += 30
     feats = [Attribute(f"x{j}", "nominal", tuple(str(v) for v in range(int(X[:, j].max()) + 1)))
              if j in nominal else Attribute(f"x{j}", "numeric") for j in range(F)]
-    if kind == "mlc":
+    if kind in ("mlc", "sparse"):
         Z = lin[:, None] + rng.standard_normal((n, 10)) * np.linspace(0.1, 1, 10)
-        Y = (Z > np.quantile(Z, 0.8, axis=0)).astype(np.uint8)
+        q = 0.8 if kind == "mlc" else np.linspace(0.85, 0.995, 10)   # sparse: rare labels
+        Y = (Z > np.quantile(Z, q, axis=0).diagonal() if kind == "sparse"
+             else Z > np.quantile(Z, q, axis=0)).astype(np.uint8)
         targets = [Attribute(f"l{j}", "nominal", ("0", "1")) for j in range(10)]
         return Dataset(kind, X, feats, "mlc", Y, targets)
     if kind == "class":
@@ -93,7 +103,8 @@ def _assert_identical(a: PCTForest, b: PCTForest) -> None:
 
 CASES = [("plain", "rf", None), ("plain", "bagging", None), ("ties", "rf", 4),
          ("missing", "bagging", 0.5), ("class", "rf", None), ("mlc", "rf", 0.5),
-         ("mlc", "bagging", None), ("ssl", "rf", None), ("plain", "et", None)]
+         ("mlc", "bagging", None), ("ssl", "rf", None), ("plain", "et", None),
+         ("sparse", "rf", 0.3), ("sparse", "bagging", None), ("sparse", "et", 0.5)]
 
 
 @pytest.mark.parametrize("kind,ensemble,mf", CASES)
@@ -128,6 +139,19 @@ def test_the_fast_paths_are_taken():
     ptr, rows, default = _presort.nominal_default_rows(Xt, ncat)
     assert list(np.flatnonzero(default >= 0)) == [9, 10] and default[10] == 0
     assert np.array_equal(rows[ptr[10]:ptr[11]], np.flatnonzero(Xt[10] != 0))
+    sp = _data("sparse")
+    sp_ncat = np.where(sp.nominal_mask, sp.n_categories, 0).astype(np.int32)
+    _, _, sp_default = _presort.nominal_default_rows(np.ascontiguousarray(sp.X.T), sp_ncat)
+    assert list(np.flatnonzero(sp_default >= 0)) == list(range(12, 42)) and sp_default[13] == 2
+    val, rptr, feat, rval = _presort.nominal_row_lists(Xt, ptr, rows)
+    nnz = ptr[-1]
+    assert rptr[-1] == nnz and np.all(np.diff(rptr) >= 0)
+    for r in (0, 7, ds.n_examples - 1):       # row r's entries: its features off the default
+        fs = feat[rptr[r]:rptr[r + 1]]
+        assert list(fs) == [f for f in (9, 10) if Xt[f, r] != default[f]]
+        assert np.array_equal(rval[rptr[r]:rptr[r + 1]], Xt[fs, r])
+    assert np.array_equal(val[:nnz], np.concatenate([Xt[f, rows[ptr[f]:ptr[f + 1]]]
+                                                     for f in range(len(default))]))
 
 
 def test_auto_min_rows():

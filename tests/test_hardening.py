@@ -394,3 +394,81 @@ def test_stats_json_is_json_and_missing_values_are_reported(tmp_path, capsys):
     from frcli.jsonio import dumps
 
     assert dumps({"a": float("inf"), "b": [float("nan"), 1.0]}) == '{"a": null, "b": [null, 1.0]}'
+
+
+# -- the rankers added since (ReliefE, MultiSURF, mutual information) --------------------------
+
+def _classes(tmp_path, name, fx=1.0, n=60):
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n, 4))
+    y = np.where(2 * X[:, 0] + X[:, 1] > 0, "p", "q")
+    X[:, 0] = X[:, 0] / np.abs(X[:, 0]).max() * fx
+    p = tmp_path / name
+    with open(p, "w") as fh:
+        fh.write("a,b,c,d,t\n")
+        for r, t in zip(X, y):
+            fh.write(",".join(repr(float(v)) for v in r) + f",{t}\n")
+    return str(p)
+
+
+NEW_RANKERS = [("reliefe", {"embed": "none", "neighbours": 5}), ("multisurf", {}),
+               ("multisurf-star", {}), ("mutual-info", {})]
+
+
+@pytest.mark.parametrize("method, params", NEW_RANKERS)
+def test_new_rankers_rank_huge_features_as_their_scaled_copy(tmp_path, capsys, method, params):
+    """A feature spanning ±1.7e308 (its range and mean overflow) ranks as the same data
+    divided by a power of two, with no numpy overflow warning (it used to get 0)."""
+    import warnings
+
+    import numpy as np
+
+    pytest.importorskip("sklearn")
+    from frcli.api import rank_all
+
+    def imp(path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            return rank_all(path, method, targets="t", seed=3, **params)[0].importances
+
+    small = imp(_classes(tmp_path, "s.csv", fx=MAXF / 2.0**1000))
+    huge = imp(_classes(tmp_path, "h.csv", fx=MAXF))
+    assert np.all(np.isfinite(huge)) and huge[0] != 0
+    np.testing.assert_array_equal(huge, small)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--method", "reliefe", "-p", "neighbours=1000000000000"], ["neighbours", "1..100000"]),
+    (["--method", "mutual-info", "-p", "neighbours=100000000000"], ["neighbours", "1..100000"]),
+])
+def test_new_rankers_counts_are_bounded(tmp_path, capsys, args, words):
+    p = _classes(tmp_path, "c.csv")
+    line = _one_error(capsys, main(["rank", p, "--targets", "t", *args]))
+    for w in words:
+        assert w in line, line
+
+
+def test_reliefe_memory_is_estimated(tmp_path, capsys, monkeypatch):
+    from frcli.engines import memory
+
+    monkeypatch.setattr(memory, "machine_memory", lambda: (1 << 20, 1 << 20))
+    p = _classes(tmp_path, "c.csv", n=2000)
+    line = _one_error(capsys, main(["rank", p, "--targets", "t", "--method", "reliefe",
+                                    "-p", "embed=none", "-p", "neighbours=2000"]))
+    assert "needs ≈" in line and "neighbours=2000" in line and "the machine has" in line
+
+
+@pytest.mark.parametrize("text", ["a,b,t\n1,2,p\n4,5,q\n", "a,b,t\n1,2,3\n4,5,6\n"])
+def test_mutual_info_on_two_rows_or_many_neighbours(tmp_path, capsys, text):
+    """scikit-learn's estimators refuse k >= the rows (a traceback): 2 rows give a degenerate
+    warning; k beyond the rows takes every other row."""
+    pytest.importorskip("sklearn")
+    p = _write(tmp_path, "m.csv", text)
+    assert main(["rank", p, "--targets", "t", "--method", "mutual-info"]) == 0
+    warns = [w for w in capsys.readouterr().err.splitlines() if w.startswith("warning:")]
+    assert len(warns) == 1 and "only 2 row(s)" in warns[0], warns
+    p = _regression(tmp_path, "r.csv", n=30)
+    assert main(["rank", p, "--targets", "t", "--method", "mutual-info",
+                 "-p", "neighbours=500"]) == 0

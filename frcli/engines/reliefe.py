@@ -263,7 +263,17 @@ def adaptive_k(sorted_distances: np.ndarray, rule: str = "auto") -> int:
 # -- the engine -----------------------------------------------------------------------------
 
 def _impute(dataset: Dataset) -> tuple[np.ndarray, int]:
-    X = dataset.X
+    """X with every missing value filled (mean / most frequent category), and their count.
+
+    Numeric columns beyond 2**64 in magnitude (±1.7e308: a range or a mean overflows) come
+    back scaled by an exact power of two (``frcli.data.scaling``), which leaves every
+    range-normalised diff, and hence ReliefE's and MultiSURF's scores, bit-identical; mutual
+    information is invariant to it (issue 9)."""
+    from frcli.data.scaling import exponents, scale
+
+    e = exponents(dataset.X, small=False)
+    e[dataset.nominal_mask] = 0
+    X = scale(dataset.X, e)
     miss = np.isnan(X)
     if not miss.any():
         return X, 0

@@ -11,6 +11,7 @@ import numpy as np
 from frcli.data.dataset import Dataset
 from frcli.errors import UserError
 from frcli.rankers.base import Param, Ranker, Ranking, parse_int
+from frcli.rankers.relief import MAX_NEIGHBOURS
 
 
 class MultiSURFRanker(Ranker):
@@ -40,7 +41,8 @@ class MutualInfoRanker(Ranker):
     params = (
         Param("neighbours", parse_int, 3,
               "neighbours of the kNN estimator for continuous features (scikit-learn's 3)",
-              check=lambda v: v >= 1, check_msg="must be >= 1"),
+              check=lambda v: 1 <= v <= MAX_NEIGHBOURS,
+              check_msg=f"must be in 1..{MAX_NEIGHBOURS}"),
     )
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
@@ -52,25 +54,29 @@ class MutualInfoRanker(Ranker):
                             "scikit-learn)") from None
         t0 = time.perf_counter()
         ds = dataset.supervised_view(f"method '{self.method}'")
-        X = ds.X
-        if np.isnan(X).any():
-            from frcli.engines.reliefe import _impute
+        from frcli.data.scaling import exponents, scale
+        from frcli.engines.reliefe import _impute
 
-            X, _ = _impute(ds)
+        X, _ = _impute(ds)           # huge columns come back scaled by a power of two
         discrete = ds.nominal_mask
         rs = int(seed) % (2**32 - 1)
         per = []
         for j in range(ds.n_targets):
             y = ds.Y[:, j]
             known = ~np.isnan(y) if y.dtype.kind == "f" else np.ones(len(y), bool)
-            if known.sum() < 2:
+            if known.sum() < 3:      # scikit-learn's estimators need k >= 1 other rows
                 per.append(np.zeros(ds.n_features))
                 continue
             nominal_t = ds.targets[j].is_nominal if j < len(ds.targets) else False
             cls = ds.task in ("classification", "mlc") or nominal_t
             fn = mutual_info_classif if cls else mutual_info_regression
+            if not cls:              # huge targets: their standardisation would overflow
+                y = scale(y[:, None], exponents(y[:, None], small=False))[:, 0]
+            # at most every other known row is a neighbour (as in Relief); scikit-learn's
+            # estimator refuses k >= the rows with a traceback (issue 9)
+            k = min(params["neighbours"], int(known.sum()) - 1)
             per.append(fn(X[known], y[known], discrete_features=discrete,
-                          n_neighbors=params["neighbours"], random_state=rs))
+                          n_neighbors=k, random_state=rs))
         per_a = np.array(per)
         imp = per_a.mean(axis=0)
         return Ranking(self.method, dataset.feature_names, imp, dict(params),

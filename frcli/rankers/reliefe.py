@@ -18,7 +18,7 @@ from frcli.engines.reliefe import (DISTANCES, EMBEDS, LABEL_SPACE_DISTANCES, MIN
                                    MLC_UPDATES, RULES, UPDATES)   # no kernel import here
 from frcli.errors import ConfigError, DataError
 from frcli.rankers.base import Param, Ranker, Ranking, parse_choice, parse_float, parse_int
-from frcli.rankers.relief import _parse_iterations
+from frcli.rankers.relief import MAX_NEIGHBOURS, _parse_iterations
 
 
 def _parse_neighbours(value: Any) -> int | str:
@@ -50,7 +50,8 @@ class ReliefERanker(Ranker):
               "sampled instances: fraction of the examples (1.0 = each once) or a count"),
         Param("neighbours", _parse_neighbours, 15,
               "k nearest (paper 15), auto (maximum gap of the sorted distances) or auto-ratio",
-              check=lambda v: isinstance(v, str) or v >= 1, check_msg="must be >= 1"),
+              check=lambda v: isinstance(v, str) or 1 <= v <= MAX_NEIGHBOURS,
+              check_msg=f"must be in 1..{MAX_NEIGHBOURS}"),
         Param("embed", parse_choice(*EMBEDS), "input",
               "embedded spaces: input (UMAP of the features), none (raw: ReliefF-this), "
               "labels or both (mlc: UMAP of the label space for cosine/hyperbolic)"),
@@ -96,7 +97,25 @@ class ReliefERanker(Ranker):
                               f"{task}); leave it out")
         if dataset.n_examples < 2:
             raise DataError(f"{dataset.name}: ReliefE needs at least 2 examples")
+        self._check_memory(dataset, grid)
         return grid
+
+    def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
+        """Refuse before a neighbour search whose slots cannot fit (issue 9): the engine
+        searches a chunk of queries at a time, each holding groups x k slots (index and
+        distance), beside a few copies of X."""
+        from frcli.engines.memory import check_memory
+
+        n, F = dataset.n_examples, dataset.n_features
+        groups = 1
+        if dataset.task == "classification" and dataset.targets:
+            groups = max(len(dataset.targets[0].categories), 1)
+        ks = [k for k in grid["neighbours"] if not isinstance(k, str)]
+        k = min(max(ks), n) if ks else n          # the rules may take every neighbour
+        chunk = max(16, min(256, (1 << 22) // max(1, n)))
+        need = 24.0 * chunk * groups * k + 32.0 * n * F
+        check_memory(need, f"method '{self.method}' with neighbours={max(ks) if ks else 'auto'}"
+                           f" on {n} rows")
 
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
                   grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
