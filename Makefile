@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-plain test-all bench bench-scaling reproduce lint clean
+.PHONY: install build test test-plain test-all bench bench-relational bench-scaling reproduce lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -41,6 +41,12 @@ bench-reliefe:
 	$(PYTHON) -m pip install -q skrebate liac-arff
 	$(PYTHON) -m pip install -q --no-deps reliefe
 	nice -n 10 $(PYTHON) bench/bench_reliefe.py --repeat 3
+
+# Relational forests vs re3py, the authors' package (docs/benchmarks.md "## Relational
+# forests (re3py)"). re3py grows 2 trees on mutagenesis (its time scaled to 50, marked).
+bench-relational:
+	$(PYTHON) -m pip install -q re3py
+	nice -n 10 $(PYTHON) bench/bench_relational.py --datasets uwcse,mutagenesis --trees 50 --re3py-trees mutagenesis=2
 
 # Forest vs scikit-learn at 4k-128k rows, bibtex/delicious, exact vs approximate Relief
 # (docs/benchmarks.md "## Scaling" and docs/figures/scaling.png). About an hour on a quiet

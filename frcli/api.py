@@ -75,7 +75,7 @@ def _from_arrays(X, Y, task, feature_names, target_names) -> Dataset:
 
 
 def _as_dataset(data: Any, **load_options) -> Dataset:
-    if isinstance(data, Dataset):
+    if isinstance(data, Dataset) or getattr(data, "is_relational", False):
         return data
     if isinstance(data, (str, os.PathLike)):  # a file, or a catalog name (as on the CLI)
         from frcli.data.catalog import open_data
@@ -98,7 +98,7 @@ def rank_all(data: Any, method: str, *, seed: int = 0, jobs: int = 1,
     """
     dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy,
                           semi_supervised=semi_supervised)
-    return get_ranker(method).rank(dataset, params, seed=seed, jobs=jobs)
+    return get_ranker(method, dataset).rank(dataset, params, seed=seed, jobs=jobs)
 
 
 def rank_methods(data: Any, methods: Sequence[str], *, seed: int = 0, jobs: int = 1,
@@ -123,7 +123,7 @@ def rank_methods(data: Any, methods: Sequence[str], *, seed: int = 0, jobs: int 
         raise ConfigError(f"method {dup[0]!r} is given twice")
     dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy,
                           semi_supervised=semi_supervised)
-    rankers = [get_ranker(m) for m in names]
+    rankers = [get_ranker(m, dataset) for m in names]
     known = set().union(*(r.param_spec() for r in rankers))
     unknown = [k for k in params if k not in known]
     if unknown:

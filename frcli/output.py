@@ -62,6 +62,13 @@ def to_table(ranking: Ranking, top: int | None = None) -> str:
     for i in order:
         lines.append(f"{ranks[i]:>5}  {ranking.feature_names[i]:<{width}}  "
                      f"{display.importance(ranking.importances[i])}")
+    for key, title in (("by_table", "table"), ("by_aggregate", "aggregate")):
+        rollup = ranking.meta.get(key)     # relational rankings: roll-ups of the relations
+        if rollup:
+            items = sorted(rollup.items(), key=lambda kv: (-kv[1], kv[0]))
+            w = max(len(title), *(len(k) for k, _ in items))
+            lines += ["", f"{'by ' + title:<{w + 7}}  importance"]
+            lines += [f"       {k:<{w}}  {display.importance(v)}" for k, v in items]
     return "\n".join(lines) + "\n"
 
 

@@ -149,6 +149,21 @@ def info_cmd(
     from frcli.data.load import load_dataset
 
     p = Path(data)
+    from frcli.data.relational import is_relational
+
+    relational = is_relational(p) or (not p.exists() and data in C.catalog()
+                                       and C.get(data).group == "relational")
+    if relational:   # a relational folder or catalog set: its own summary (relational_info)
+        from frcli.commands.relational_info import print_relational
+        from frcli.data.relational import load_relational
+
+        if any(v is not None for v in (targets, labels, hierarchy, task, nominal)):
+            from frcli.errors import UserError
+
+            raise UserError("--targets/--labels/--hierarchy/--task/--nominal do not apply to "
+                            "relational data (the target relation is in its settings/schema)")
+        print_relational(load_relational(p) if p.exists() else C.load(data), as_json)
+        return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if p.exists() or p.suffix.lower() in (".arff", ".csv", ".tsv", ".txt"):

@@ -31,12 +31,15 @@ def register(app: typer.Typer) -> None:
     def rank_command(
         path: Optional[Path] = typer.Argument(
             None, metavar="DATA",
-            help="ARFF, CSV or TSV data file, or a catalog name (frcli datasets list)."),
+            help="ARFF, CSV or TSV data file, a relational folder (settings file *.s or "
+                 "schema.yaml), or a catalog name (frcli datasets list)."),
         method: str = typer.Option(
             "uniform", "--method", "-m",
             help="Ranking method: {symbolic|genie3|rf}-{rf|bagging|et}[-str], relief, "
-                 "relief-str, uniform, random (see --list-methods); several separated by "
-                 "commas (genie3-rf,symbolic-rf,rf-rf: one forest, every ranking written)."),
+                 "relief-str, uniform, random; relational data: "
+                 "{symbolic|genie3}-{tree|bagging|rf|boost} (see --list-methods); several "
+                 "separated by commas (genie3-rf,symbolic-rf,rf-rf: one forest, every ranking "
+                 "written)."),
         task: Optional[str] = typer.Option(
             None, "--task", help="Override the inferred task: classification, regression, "
                                  "mtr, mlc, hmlc or unsupervised."),
@@ -192,7 +195,12 @@ def describe_methods() -> str:
             continue
         ranker = registry.get_ranker(names[0])
         lines.extend(textwrap.wrap(", ".join(names), 88))
-        lines.append(f"  tasks: {', '.join(ranker.tasks) or 'all'}")
+        if getattr(ranker, "relational", False):
+            lines.append("  tasks: relational classification (a folder with a settings file "
+                         "*.s or a schema.yaml; there symbolic|genie3-bagging and -rf take "
+                         "these parameters too)")
+        else:
+            lines.append(f"  tasks: {', '.join(ranker.tasks) or 'all'}")
         if not ranker.params:
             lines.append("  no parameters")
         for prm in ranker.params:

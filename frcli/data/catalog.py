@@ -184,6 +184,8 @@ def load(name: str, part: str = "all", *, semi_supervised: bool = False, **overr
     from frcli.data.splits import concat
 
     entry = get(name)
+    if entry.group == "relational":
+        return _relational(_paths(entry, [entry.data])[0], name, overrides)
     semi_supervised = semi_supervised or entry.semi_supervised
     if part not in ("all", "train", "test"):
         raise UserError(f"unknown part {part!r}; allowed: all, train, test")
@@ -221,6 +223,11 @@ def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False,
     from frcli.data import splits as S
 
     entry = get(name)
+    if entry.group == "relational":     # the published folds when they are a partition
+        from frcli.data.relational import relational_splits
+
+        ds = load(name)
+        return ds, relational_splits(ds, int(entry.split.get("folds", 10)), seed)[0]
     semi_supervised = semi_supervised or entry.semi_supervised
     kind = entry.split.get("kind", "none")
     if kind == "given":
@@ -260,6 +267,10 @@ def open_data(data: str | os.PathLike, *, semi_supervised: bool = False, **optio
 
     path = Path(data)
     options = {k: v for k, v in options.items() if v is not None}
+    from frcli.data.relational import is_relational
+
+    if path.exists() and is_relational(path):
+        return _relational(path, str(path), options)
     if path.exists():
         try:
             return load_dataset(path, semi_supervised=semi_supervised, **options)
@@ -279,3 +290,15 @@ def open_data(data: str | os.PathLike, *, semi_supervised: bool = False, **optio
         raise UserError(f"{data}: no such file, nor a data set of the catalog{hint} "
                         "(frcli datasets list shows them)")
     return load(name, semi_supervised=semi_supervised, **options)
+
+
+def _relational(path: Path, name: str, options: dict):
+    """A relational data set (its target relation is fixed by its settings or schema)."""
+    from frcli.data.relational import load_relational
+
+    given = sorted(k for k, v in options.items() if v not in (None, False))
+    if given:
+        raise UserError(f"{name}: {given[0]!r} does not apply to relational data (the target "
+                        "relation is in its settings file or schema.yaml)")
+    return load_relational(path.parent if path.suffix == ".s" else path,
+                           name=Path(name).name if Path(name).exists() else name)

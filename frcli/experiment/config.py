@@ -23,7 +23,8 @@ from frcli.evaluate.protocol import EvalSpec
 TOP_KEYS = ("name", "description", "output", "datasets", "protocol", "rankers", "evaluation")
 DATASET_KEYS = ("name", "path", "test", "labels", "task", "targets", "hierarchy", "drop",
                 "nominal", "semi_supervised")
-PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify")
+PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify",
+                 "published_folds")
 PROTOCOLS = ("holdout", "cv", "given", "repeated-cv")
 # the protocol keys each type reads beyond type/seed/labeled: any other is refused rather than
 # silently ignored (a `folds:` under holdout); a type missing here accepts every key
@@ -93,6 +94,18 @@ class DatasetSpec:
             return bool(catalog.get(self.name).test)
         return bool(self.test)
 
+    @property
+    def is_relational(self) -> bool:
+        """A relational data set (a catalog entry of group relational, or a folder with a
+        settings file or schema.yaml): its own rankers, splits and evaluation."""
+        if self.catalog:
+            from frcli.data import catalog
+
+            return catalog.get(self.name).group == "relational"
+        from frcli.data.relational import is_relational
+
+        return bool(self.path) and is_relational(self.path[0])
+
     def task_name(self) -> str | None:
         if self.catalog:
             from frcli.data import catalog
@@ -115,6 +128,9 @@ class ProtocolSpec:
     seed: int = 0
     labeled: tuple[int, ...] = ()
     stratify: bool = True
+    # relational data: use a data set's own fold file when it is a partition (else seeded
+    # stratified folds); false: always seeded stratified folds
+    published_folds: bool = True
 
     @property
     def n_splits(self) -> int:
@@ -129,6 +145,8 @@ class ProtocolSpec:
             d.update(test_fraction=self.test_fraction)
         elif self.type in ("cv", "repeated-cv"):   # (repetition r does not depend on repeats)
             d.update(folds=self.folds, stratify=self.stratify)
+            if not self.published_folds:     # absent = true: keeps older runs' fingerprints
+                d.update(published_folds=False)
         return d
 
 
@@ -308,6 +326,7 @@ def _protocol(d: Any, src: str) -> ProtocolSpec:
                     "an integer in 0..2**63-1"),
         labeled=tuple(sorted(set(labeled))),
         stratify=_typed(d, "stratify", bool, src, "protocol", True),
+        published_folds=_typed(d, "published_folds", bool, src, "protocol", True),
     )
 
 

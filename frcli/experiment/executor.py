@@ -55,6 +55,12 @@ def _load_spec(ds: DatasetSpec):
             te = catalog.load(ds.name, "test")
             return concat(tr, te, name=ds.name), tr.n_examples
         return catalog.load(ds.name), None
+    if ds.is_relational:
+        from frcli.experiment import relational
+
+        data = relational.load(ds.path[0])
+        data.name = ds.name
+        return data, None
     from frcli.data import load_dataset
 
     opts: dict[str, Any] = {"name": ds.name}
@@ -88,6 +94,10 @@ def _splits(ds: DatasetSpec, protocol: ProtocolSpec):
 
     data, n_train = load_spec(ds)
     n = data.n_examples
+    if ds.is_relational:
+        from frcli.experiment import relational
+
+        return relational.splits(data, protocol)[0]
     if protocol.type == "given":
         if n_train is None:
             raise ConfigError(f"protocol 'given' needs a test file for data set {ds.name!r}")
@@ -180,6 +190,13 @@ def _run_task(task: Task, jobs: int) -> dict[str, Any]:
 
     data, _ = load_spec(task.dataset)
     train_idx, test_idx = _splits(task.dataset, task.protocol)[task.split]
+    if task.dataset.is_relational:     # judged by the model's own accuracy
+        from frcli.experiment import relational
+
+        runs = relational.run(task, data, train_idx, test_idx, jobs)
+        return {"runs": runs, "n_train": len(train_idx), "n_test": len(test_idx),
+                "task": data.task, "n_examples": data.n_examples,
+                "feature_names": data.feature_names}
     test = data.subset(test_idx)
     knn_train = data.subset(train_idx)
     rank_data = knn_train
@@ -258,13 +275,19 @@ def preflight(cfg: ExperimentConfig) -> None:
             warnings.warn(f"{cfg.source}: protocol.labeled {too_big} >= the {n_train} training "
                           f"rows of {ds.name!r}: those runs keep every label (not "
                           f"semi-supervised)")
-        if cfg.evaluation.knn >= n_train:
+        if ds.is_relational:
+            from frcli.experiment import relational
+
+            note = relational.splits(data, cfg.protocol)[1]
+            if "stratified" in note and data.folds is not None:
+                warnings.warn(f"{ds.name}: {note}")
+        elif cfg.evaluation.knn >= n_train:
             warnings.warn(f"{cfg.source}: evaluation.knn = {cfg.evaluation.knn} >= the "
                           f"{n_train} training rows of {ds.name!r}: every kNN prediction uses "
                           f"all of them")
         for j, r in enumerate(cfg.rankers):
             try:
-                get_ranker(r.method).validate(data, r.params)
+                get_ranker(r.method, data).validate(data, r.params)
             except UserError as e:
                 raise ConfigError(f"{cfg.source}: rankers[{j}] with datasets[{i}] "
                                   f"({ds.name}): {e}") from None

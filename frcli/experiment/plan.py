@@ -88,12 +88,13 @@ class Task:
                 for p in self.params]
 
 
-def param_grid(ranker: RankerSpec) -> list[dict[str, Any]]:
-    """Every parameter combination the ranker entry expands to (validated by the ranker)."""
+def param_grid(ranker: RankerSpec, relational: bool = False) -> list[dict[str, Any]]:
+    """Every parameter combination the ranker entry expands to (validated by the ranker;
+    relational data sets have their own rankers under the same names)."""
     from frcli.rankers.registry import get_ranker
 
     try:
-        r = get_ranker(ranker.method)
+        r = get_ranker(ranker.method, relational=relational)
     except ImportError as e:
         raise ConfigError(f"method '{ranker.method}' is not available in this build ({e})"
                           ) from None
@@ -150,14 +151,20 @@ class Plan:
     the stored runs against the plan without walking the plan."""
 
     cfg: ExperimentConfig
-    grids: dict[str, tuple[str, ...]]          # ranker key -> canonical params of its runs
+    # (ranker key, relational data?) -> canonical params of its runs (relational data sets
+    # have their own rankers, with their own parameters, under the same method names)
+    grids: dict[tuple[str, bool], tuple[str, ...]]
 
     def __post_init__(self) -> None:
         self._hashes: dict[tuple, tuple[str, ...]] = {}
         self._sizes = self.cfg.protocol.labeled or (0,)
         self._order = sorted(self.cfg.rankers, key=_forest_first)
-        self._by_run = {(r.method, p): r for r in self.cfg.rankers for p in self.grids[r.key()]}
+        self._by_run = {(r.method, p): r for r in self.cfg.rankers
+                        for (k, _), ps in self.grids.items() if k == r.key() for p in ps}
         self._datasets = {d.name: d for d in self.cfg.datasets}
+
+    def grid(self, ds: DatasetSpec, r: RankerSpec) -> tuple[str, ...]:
+        return self.grids[r.key(), ds.is_relational]
 
     def __len__(self) -> int:
         return (len(self.cfg.datasets) * self.cfg.protocol.n_splits * len(self._sizes)
@@ -165,16 +172,16 @@ class Plan:
 
     @property
     def runs(self) -> int:
-        per_split = sum(len(self.grids[r.key()]) for r in self.cfg.rankers)
-        return (len(self.cfg.datasets) * self.cfg.protocol.n_splits * len(self._sizes)
-                * per_split)
+        per_split = sum(len(self.grid(d, r)) for d in self.cfg.datasets
+                        for r in self.cfg.rankers)
+        return self.cfg.protocol.n_splits * len(self._sizes) * per_split
 
     def hashes(self, ds: DatasetSpec, L: int, r: RankerSpec) -> tuple[str, ...]:
         key = (ds.name, L, r.key())
         h = self._hashes.get(key)
         if h is None:
             h = self._hashes[key] = tuple(run_hash(self.cfg, ds, L, r, p)
-                                          for p in self.grids[r.key()])
+                                          for p in self.grid(ds, r))
         return h
 
     def expected_hash(self, key: tuple[str, int, int, str, str]) -> str | None:
@@ -184,7 +191,8 @@ class Plan:
         if (ds is None or r is None or not 0 <= split < self.cfg.protocol.n_splits
                 or L not in self._sizes):
             return None
-        return self.hashes(ds, L, r)[self.grids[r.key()].index(params)]
+        grid = self.grid(ds, r)
+        return self.hashes(ds, L, r)[grid.index(params)] if params in grid else None
 
     def __iter__(self) -> Iterator[Task]:
         cfg = self.cfg
@@ -197,7 +205,7 @@ class Plan:
                             seed=derive_seed(cfg.protocol.seed, ds.name, split, L,
                                              seed_key(r.method)),
                             protocol=cfg.protocol, evaluation=cfg.evaluation,
-                            knn_train=cfg.knn_train, params=self.grids[r.key()],
+                            knn_train=cfg.knn_train, params=self.grid(ds, r),
                             hashes=self.hashes(ds, L, r))
 
     def run_keys(self) -> Iterator[tuple[str, int, int, str, str]]:
@@ -206,22 +214,24 @@ class Plan:
             for split in range(self.cfg.protocol.n_splits):
                 for L in self._sizes:
                     for r in self._order:
-                        for p in self.grids[r.key()]:
+                        for p in self.grid(ds, r):
                             yield (ds.name, split, L, r.method, p)
 
 
 def build_plan(cfg: ExperimentConfig) -> Plan:
     """Validate every ranker entry's parameters, refuse duplicate runs and plans of more
     than ``MAX_RUNS`` runs, and return the lazy ``Plan``."""
-    grids: dict[str, tuple[str, ...]] = {}
+    grids: dict[tuple[str, bool], tuple[str, ...]] = {}
+    kinds = sorted({ds.is_relational for ds in cfg.datasets})
     for i, r in enumerate(cfg.rankers):
-        try:
-            grids[r.key()] = tuple(run_params(r, p) for p in param_grid(r))
-        except UserError as e:   # name the entry: "cfg.yaml: rankers[2] (relief): ..."
-            raise ConfigError(f"{cfg.source}: rankers[{i}] ({r.method}): {e}") from None
+        for rel in kinds:
+            try:
+                grids[r.key(), rel] = tuple(run_params(r, p) for p in param_grid(r, rel))
+            except UserError as e:   # name the entry: "cfg.yaml: rankers[2] (relief): ..."
+                raise ConfigError(f"{cfg.source}: rankers[{i}] ({r.method}): {e}") from None
     seen: dict[tuple[str, str], int] = {}
     for i, r in enumerate(cfg.rankers):
-        for p in grids[r.key()]:
+        for p in dict.fromkeys(p for rel in kinds for p in grids[r.key(), rel]):
             if (r.method, p) in seen:
                 raise ConfigError(f"{cfg.source}: rankers[{i}] and rankers[{seen[r.method, p]}] "
                                   f"both produce {r.method} with {p}")

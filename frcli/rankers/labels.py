@@ -22,13 +22,19 @@ from typing import Any, Iterable, Mapping, Sequence
 from frcli import display
 
 
+def _relational(keys: Iterable[str]) -> bool:
+    """Parameters of a relational ranker (same method names as the tabular ensembles; every
+    relational ranker declares ``lookahead``)."""
+    return "lookahead" in keys
+
+
 @lru_cache(maxsize=None)
-def _declared(method: str) -> tuple[tuple[str, Any], ...] | None:
+def _declared(method: str, relational: bool = False) -> tuple[tuple[str, Any], ...] | None:
     """(name, default) of the method's parameters in declaration order; None if unknown."""
     from frcli.rankers.registry import get_ranker
 
     try:
-        ranker = get_ranker(str(method))
+        ranker = get_ranker(str(method), relational=relational)
     except Exception:  # noqa: BLE001 - not a registered (or not a buildable) method
         return None
     return tuple((p.name, p.default) for p in ranker.param_spec().values())
@@ -36,7 +42,7 @@ def _declared(method: str) -> tuple[tuple[str, Any], ...] | None:
 
 def _ordered(method: str, keys: Iterable[str]) -> list[str]:
     keys = list(dict.fromkeys(keys))
-    decl = _declared(method)
+    decl = _declared(method, _relational(keys))
     if decl is None:
         return keys
     order = {name: i for i, (name, _) in enumerate(decl)}
@@ -55,7 +61,7 @@ def _same(a: Any, b: Any) -> bool:
 def non_default(method: str, params: Mapping[str, Any]) -> list[str]:
     """Keys of ``params`` whose value differs from the method's default (every key that the
     method does not declare, e.g. ``labeled_only``; none for an unknown method)."""
-    decl = _declared(method)
+    decl = _declared(method, _relational(params))
     if decl is None:
         return []
     defaults = dict(decl)

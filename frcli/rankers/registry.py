@@ -4,7 +4,9 @@ Names: ``{symbolic|genie3|rf}-{rf|bagging|et}`` with an optional ``-str`` suffix
 single-target ensemble per target, importances averaged), ``relief``, ``relief-str``,
 ``reliefe`` (Relief on UMAP embeddings), the ReliefE paper's baselines ``multisurf``,
 ``multisurf-star`` and ``mutual-info``, and the baselines ``uniform`` (all importances 1: the
-non-informed ranking) and ``random``.
+non-informed ranking) and ``random``. On relational data (a ``RelationalDataset``),
+``{symbolic|genie3}-{tree|bagging|rf|boost}`` are the relational rankers
+(``frcli.rankers.relational``); other names are an error there.
 """
 from __future__ import annotations
 
@@ -31,6 +33,14 @@ for _score in SCORES:
     for _ens in ENSEMBLES:
         _REGISTRY[f"{_score}-{_ens}"] = "frcli.rankers.ensemble:EnsembleRanker"
         _REGISTRY[f"{_score}-{_ens}-str"] = "frcli.rankers.ensemble:EnsembleRanker"
+
+# Relational data (frcli.rankers.relational) use the same names: {symbolic|genie3}-{bagging|rf}
+# route there when the data are relational; -tree and -boost exist for relational data only.
+_RELATIONAL = "frcli.rankers.relational:RelationalRanker"
+RELATIONAL_METHODS = tuple(f"{s}-{e}" for e in ("tree", "bagging", "rf", "boost")
+                           for s in ("symbolic", "genie3"))
+for _name in RELATIONAL_METHODS:
+    _REGISTRY.setdefault(_name, _RELATIONAL)
 
 
 def register(name: str, target: str) -> None:
@@ -64,8 +74,21 @@ def _load_or_explain(name: str) -> type[Ranker]:
                         "rebuild with 'make install'") from None
 
 
-def get_ranker(name: str) -> Ranker:
+def get_ranker(name: str, data=None, *, relational: bool | None = None) -> Ranker:
+    """The ranker of ``name``; for relational ``data`` (``is_relational``, or
+    ``relational=True`` when only the kind is known) the relational ranker of that name, or an
+    error naming the methods that apply."""
     key = name.strip().lower()
     if key not in _REGISTRY:
         raise choices_error("method", name, _REGISTRY)
+    if relational if relational is not None else is_relational(data):
+        if key not in RELATIONAL_METHODS:
+            raise UserError(f"method '{name}' does not apply to relational data; relational "
+                            f"methods: {', '.join(RELATIONAL_METHODS)}")
+        module, cls = _RELATIONAL.split(":")
+        return getattr(importlib.import_module(module), cls)(key)
     return _load_or_explain(key)(key)
+
+
+def is_relational(data) -> bool:
+    return bool(getattr(data, "is_relational", False))
