@@ -313,6 +313,105 @@ def _options_case(data) -> None:
             assert not re.search(r"\b(nan|inf)\b", out, re.I) or "--format" in extra, out
 
 
+TREE_PARAMS = ["min_leaf=" + v for v in ("1", "2", "3.5", "0", "-1", "1e308", "nan")] + [
+    "w=0.5", "w=2", "w0=0.5", "ties=random", "ties=x", "trees=4"]
+
+
+def _tree_case(data) -> None:
+    """``frcli tree`` on a mutated data file of any kind: text or JSON (JSON without NaN)."""
+    kind = data.draw(st.sampled_from([k for k in KINDS if k != "mulan-xml"]), label="kind")
+    files, args = KINDS[kind]
+    first = next(iter(files))
+    files = dict(files)
+    files[first] = data.draw(mutated(files[first]), label=first)
+    fmt = data.draw(st.sampled_from(["text", "json"]), label="format")
+    params = data.draw(st.lists(st.sampled_from(TREE_PARAMS), max_size=2), label="params")
+    with tempfile.TemporaryDirectory() as d, _inside(d):
+        for name, text in files.items():
+            Path(name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        full = ["tree", *args, "--format", fmt, *[a for p in params for a in ("-p", p)]]
+        rc, out, err, secs = _run(full)
+        _judge(full, rc, out, err, secs)
+        if rc == 0 and fmt == "json":
+            json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON token {c}: {out}"))
+
+
+# relational data (issue 13's readers): the facts format and CSV tables with a schema
+REL_S = """[Relations]
+genre(Movie,nominal1)
+rated(User,Movie,numeric1)
+age(User,numeric2)
+nation(User,Nation)
+[Aggregates]
+count
+mean
+[AtomTests]
+rated(new,old,new)
+rated(old,new,new)
+age(old,new)
+nation(old,new)
+"""
+REL_FACTS = """rated(ana,titanic,8)
+rated(bob,titanic,9)
+rated(ana,psycho,4)
+rated(bob,psycho,3)
+rated(cid,alien,7)
+rated(dan,heat,8)
+rated(eva,brazil,2)
+rated(eva,up,9)
+age(ana,21)
+age(bob,33)
+age(cid,40)
+age(dan,18)
+age(eva,55)
+nation(ana,si)
+nation(bob,es)
+nation(cid,si)
+"""
+REL_TARGET = """genre(titanic,drama)
+genre(psycho,thriller)
+genre(alien,thriller)
+genre(heat,drama)
+genre(brazil,thriller)
+genre(up,drama)
+"""
+REL_SCHEMA = """target: {table: movies, column: genre}
+tables:
+  movies: {key: id}
+  ratings: {key: [user, movie], foreign_keys: {user: users, movie: movies}}
+  users: {key: id}
+"""
+REL_CSV = {"movies.csv": "id,genre\ntitanic,drama\npsycho,thriller\nalien,thriller\n"
+                         "heat,drama\nbrazil,thriller\nup,drama\n",
+           "ratings.csv": "user,movie,stars\nana,titanic,8\nbob,titanic,9\nana,psycho,4\n"
+                          "bob,psycho,3\ncid,alien,7\ndan,heat,8\neva,brazil,2\n",
+           "users.csv": "id,age\nana,21\nbob,33\ncid,40\ndan,18\neva,55\n"}
+RELATIONAL = {"facts": {"m.s": REL_S, "m_descriptive.txt": REL_FACTS,
+                        "m_target.txt": REL_TARGET},
+              "tables": {"schema.yaml": REL_SCHEMA, **REL_CSV}}
+REL_METHODS = [["genie3-tree"], ["symbolic-bagging", "-p", "trees=3"],
+               ["genie3-rf", "-p", "trees=3"], ["genie3-boost", "-p", "trees=3"],
+               ["genie3-tree", "-p", "aggregates=exist"]]
+
+
+def _relational_case(data) -> None:
+    """``frcli rank FOLDER`` on a relational folder with one mutated file."""
+    fmt = data.draw(st.sampled_from(sorted(RELATIONAL)), label="format")
+    files = dict(RELATIONAL[fmt])
+    name = data.draw(st.sampled_from(sorted(files)), label="file")
+    files[name] = data.draw(mutated(files[name]), label=name)
+    method = data.draw(st.sampled_from(REL_METHODS), label="method")
+    with tempfile.TemporaryDirectory() as d, _inside(d):
+        Path("m").mkdir()
+        for n, text in files.items():
+            (Path("m") / n).write_text(text, encoding="utf-8", errors="surrogateescape")
+        args = ["rank", "m", "--method", *method, "--format", "csv"]
+        rc, out, err, secs = _run(args)
+        _judge(args, rc, out, err, secs)
+        if rc == 0:
+            _finite_csv(out, "importance")
+
+
 def _experiment_case(data) -> None:
     target = data.draw(st.sampled_from(["yaml", "data"]), label="mutate")
     yaml_text = data.draw(mutated(YAML), label="yaml") if target == "yaml" else YAML
@@ -348,8 +447,10 @@ def _settings(n: int, slow: bool):
                     suppress_health_check=list(HealthCheck), print_blob=True)
 
 
-DEFAULT = {"arff": 12, "classification": 10, "sparse": 8, "hierarchical": 8, "csv": 12, "mulan-arff": 6,
-           "mulan-xml": 6, "experiment": 6, "stats": 12, "options": 12}
+DEFAULT = {"arff": 12, "classification": 10, "sparse": 8, "hierarchical": 8, "csv": 12,
+           "mulan-arff": 6,
+           "mulan-xml": 6, "experiment": 6, "stats": 12, "options": 12, "tree": 12,
+           "relational": 12}
 
 
 def _case(kind: str, data, slow: bool) -> None:
@@ -359,6 +460,10 @@ def _case(kind: str, data, slow: bool) -> None:
         _stats_case(data)
     elif kind == "options":
         _options_case(data)
+    elif kind == "tree":
+        _tree_case(data)
+    elif kind == "relational":
+        _relational_case(data)
     else:
         _rank_case(kind, data, slow)
 

@@ -472,3 +472,147 @@ def test_mutual_info_on_two_rows_or_many_neighbours(tmp_path, capsys, text):
     p = _regression(tmp_path, "r.csv", n=30)
     assert main(["rank", p, "--targets", "t", "--method", "mutual-info",
                  "-p", "neighbours=500"]) == 0
+
+
+# -- frcli tree: trees as deep as the data set has rows ------------------------------------------
+
+def _chain(n):
+    """A fitted-forest stand-in holding one chain tree over x = 0..n-1: internal node 2j tests
+    x > n-2-j, its "yes" (right) child 2j+1 is the leaf of row n-1-j, its "no" child the next
+    test (depth n-1: far beyond Python's recursion limit)."""
+    import numpy as np
+
+    nodes = 2 * n - 1
+    t = {"feature": np.full(nodes, -1, np.int32), "threshold": np.zeros(nodes),
+         "left": np.full(nodes, -1, np.int32), "right": np.full(nodes, -1, np.int32),
+         "weight": np.zeros(nodes), "depth": np.zeros(nodes, np.int32),
+         "hstar": np.zeros(nodes), "p_left": np.zeros(nodes),
+         "offset": np.zeros(nodes, np.int64), "cats": np.zeros(0, np.uint8)}
+    for j in range(n - 1):
+        i = 2 * j
+        t["feature"][i], t["threshold"][i] = 0, n - 2 - j
+        t["right"][i], t["left"][i] = i + 1, i + 2
+        t["weight"][i], t["p_left"][i] = n - j, (n - j - 1) / (n - j)
+        t["depth"][i] = t["depth"][i + 1] = j
+        t["weight"][i + 1] = 1.0
+    t["depth"][nodes - 1], t["weight"][nodes - 1] = n - 1, 1.0
+
+    class Model:
+        trees_ = [t]
+    return Model()
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_tree_deeper_than_the_recursion_limit_is_printed(tmp_path, capsys, monkeypatch, fmt):
+    """A chain of one-row splits (e.g. a one-hot target per row) used to end in
+    'internal error: RecursionError'; traversal, text and JSON now use explicit stacks."""
+    import frcli.engines.pct_view as pv
+
+    n = 3000
+    p = _write(tmp_path, "c.csv", "x,t\n" + "".join(f"{i},{i * i}\n" for i in range(n)))
+    monkeypatch.setattr(pv, "grow_tree", lambda ds, **kw: (_chain(n), ds))
+    assert main(["tree", p, "--targets", "t", "--format", fmt]) == 0
+    out, err = capsys.readouterr()
+    assert f"{2 * n - 1} nodes, {n} leaves, depth {n}" in err, err
+    if fmt == "json":                  # Python's own parser needs a higher limit to read it
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(4 * n)
+        try:
+            doc = json.loads(out)
+        finally:
+            sys.setrecursionlimit(old)
+        assert doc["size"] == {"nodes": 2 * n - 1, "leaves": n, "depth": n}
+        assert doc["tree"]["yes"]["prototype"] == [float((n - 1) ** 2)]
+    else:
+        lines = out.splitlines()
+        assert len(lines) == 2 * n - 1 and lines[0] == f"x > {n - 2}.0", lines[:2]
+        assert lines[-1].strip() == "+--no:  [0]: 1"
+
+
+def test_jsonio_equals_json_dumps_with_nulls():
+    import math
+
+    pytest.importorskip("hypothesis")     # CI's plain environment has no extras
+    from hypothesis import given, settings, strategies as st
+
+    from frcli.jsonio import dumps
+
+    def fin(o):
+        if isinstance(o, float):
+            return o if math.isfinite(o) else None
+        if isinstance(o, dict):
+            return {k: fin(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return [fin(v) for v in o]
+        return o
+
+    values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                          lambda c: st.lists(c) | st.tuples(c) | st.dictionaries(
+                              st.text() | st.integers(), c), max_leaves=20)
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(values, st.sampled_from([None, 0, 1, 2]))
+    def check(obj, indent):
+        assert dumps(obj, indent=indent) == json.dumps(fin(obj), indent=indent)
+
+    check()
+
+
+def test_mutual_info_gives_constant_features_and_targets_zero(tmp_path):
+    """scikit-learn's estimator jitters every continuous column, so a constant feature got
+    1e-16 (ranked above an informative-but-zero one) and identical rows got 0.1; they get 0
+    like an all-? feature does."""
+    import numpy as np
+
+    pytest.importorskip("sklearn")
+    from frcli.api import rank_all
+
+    rng = np.random.default_rng(4)
+    rows = "".join(f"1,{a},{b},{b + 0.1 * c}\n" for a, b, c in rng.normal(size=(40, 3)))
+    p = _write(tmp_path, "c.csv", "k,a,b,t\n" + rows)
+    imp = rank_all(p, "mutual-info", targets="t", seed=1)[0].importances
+    assert imp[0] == 0.0 and imp[2] > 0.1, imp
+    p = _write(tmp_path, "i.csv", "k,a,t\n" + "1,2,3\n" * 8)
+    with pytest.warns(UserWarning, match="degenerate"):
+        imp = rank_all(p, "mutual-info", targets="t", seed=1)[0].importances
+    assert not imp.any(), imp
+
+
+@pytest.mark.parametrize("text", [
+    "a,b,c,t\nx,x,0.5,1\n2,y,0.1,2\n3,z,0.9,3\n4,x,0.5,4\n5,y,,5\n6,z,0.3,6\n7,x,0.8,7\n",
+    "a,b,t\n1,2,p\n2,3,q\n3,1,r\n4,4,s\n"])
+def test_mutual_info_on_categories_seen_once(tmp_path, capsys, text):
+    """A nominal feature (regression) or a class (classification) whose every category occurs
+    once left scikit-learn's estimator no rows ('Found array with 0 sample(s)', a traceback
+    found by the fuzz suite's slow profile): such a pair scores 0."""
+    pytest.importorskip("sklearn")
+    p = _write(tmp_path, "m.csv", text)
+    assert main(["rank", p, "--targets", "t", "--method", "mutual-info"]) == 0
+    assert "error" not in capsys.readouterr().err
+
+
+# -- relational folders (issue 13's readers) ----------------------------------------------------
+
+_SCHEMA = ("target: {table: movies, column: genre}\ntables:\n  movies: {key: id}\n"
+           "  ratings: {key: [user, movie], foreign_keys: {user: users, movie: movies}}\n"
+           "  users: {key: id}\n")
+
+
+@pytest.mark.parametrize("schema, movies, words", [
+    (_SCHEMA, "id,genre\n", ["schema.yaml", "movies.genre has no known value"]),
+    (_SCHEMA.replace("tables:\n", ""), "id,genre\na,x\nb,y\n", ["schema.yaml:2: invalid YAML"]),
+    (_SCHEMA + "target: {table: movies, column: id}\n", "id,genre\na,x\nb,y\n",
+     ["schema.yaml:6: key 'target' appears twice"]),
+])
+def test_relational_schema_errors_are_one_line(tmp_path, capsys, schema, movies, words):
+    """Found by the fuzz suite: a table with a header and no rows gave a KeyError traceback;
+    PyYAML's several-line messages and duplicate keys now go through the strict loader."""
+    f = tmp_path / "rel"
+    f.mkdir()
+    (f / "schema.yaml").write_text(schema)
+    (f / "movies.csv").write_text(movies)
+    (f / "ratings.csv").write_text("user,movie,stars\nana,a,8\nbob,b,3\n")
+    (f / "users.csv").write_text("id,age\nana,20\nbob,30\n")
+    line = _one_error(capsys, main(["rank", str(f), "--method", "genie3-tree"]))
+    for w in words:
+        assert w in line, line

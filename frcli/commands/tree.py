@@ -8,6 +8,7 @@ import typer
 
 TREE_PARAMS = ("min_leaf", "w", "w0", "ties")
 FORMATS = ("text", "json")
+MAX_INDENTED_DEPTH = 200    # deeper trees are written as compact JSON (issue 9)
 
 
 def _tree_params(raw: dict[str, object]) -> dict[str, object]:
@@ -70,10 +71,9 @@ def register(app: typer.Typer) -> None:
         leaves "[prototype]: weight"), so it diffs against a CLUS .out file; a summary goes to
         stderr. Example: frcli tree wq.arff --targets last:14 -p min_leaf=20 --plot wq.png
         """
-        import json
-
         from frcli.commands.rank import _load, parse_param_options
         from frcli.errors import ConfigError, UserError
+        from frcli.jsonio import dumps
 
         fmt = fmt.lower()
         if fmt not in FORMATS:
@@ -102,12 +102,15 @@ def register(app: typer.Typer) -> None:
             draw_tree(root, str(plot), cats,
                       title=f"{dataset.name}: {size['nodes']} nodes, {size['leaves']} leaves")
         if fmt == "json":
-            text = json.dumps({"dataset": dataset.name, "task": grown_on.task,
-                               "examples": grown_on.n_examples,
-                               "features": grown_on.n_features, "prototype": names,
-                               "params": {k: params.get(k) for k in TREE_PARAMS
-                                          if k in params},
-                               "size": size, "tree": root}, indent=1) + "\n"
+            # jsonio: NaN prototypes become null (JSON has no NaN), any depth is written;
+            # a deep tree (a chain of one-row splits) is written compact, since an indented
+            # one grows with the square of its depth
+            text = dumps({"dataset": dataset.name, "task": grown_on.task,
+                          "examples": grown_on.n_examples,
+                          "features": grown_on.n_features, "prototype": names,
+                          "params": {k: params.get(k) for k in TREE_PARAMS if k in params},
+                          "size": size, "tree": root},
+                         indent=1 if size["depth"] <= MAX_INDENTED_DEPTH else None) + "\n"
         else:
             text = render_text(root, cats)
         typer.echo(f"{dataset.name}: {grown_on.n_examples} examples, {grown_on.n_features} "

@@ -342,7 +342,7 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
         tlist = [Attribute(a.name, "nominal" if a.type == NOMINAL else "numeric",
                            tuple(a.values)) for a in tattrs]
         labeled = ~np.all(np.isnan(Y), axis=1)
-    if labeled is not None and not labeled.all() and not semi_supervised:
+    if labeled is not None and labeled.any() and not labeled.all() and not semi_supervised:
         warnings.warn(f"{path}: {int((~labeled).sum())} of {len(labeled)} rows have no known "
                       f"target; they are marked unlabelled (pass {option('semi_supervised')} to "
                       f"silence this)", stacklevel=2)

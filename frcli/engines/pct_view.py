@@ -106,19 +106,24 @@ def _prototype(Y: np.ndarray, w: np.ndarray, cats: list[list[str] | None],
 
 
 def tree_nodes(model: Any, dataset: Dataset, index: int = 0) -> dict[str, Any]:
-    """Tree ``index`` of a fitted ``PCTForest`` (grown on ``dataset``) as nested dicts."""
+    """Tree ``index`` of a fitted ``PCTForest`` (grown on ``dataset``) as nested dicts.
+
+    Built with an explicit stack, not recursion: a tree can be as deep as the data set has
+    rows (a chain of one-row splits), beyond Python's recursion limit (issue 9)."""
     t = model.trees_[index]
     X = dataset.X
     Y, _, cats = _targets(dataset)
     names = dataset.feature_names
     feats = dataset.features
 
-    def grow(node: int, rows: np.ndarray, w: np.ndarray, parent: list[Any] | None):
+    def make(node: int, rows: np.ndarray, w: np.ndarray, parent: list[Any] | None
+             ) -> tuple[dict[str, Any], list[tuple[str, int, np.ndarray, np.ndarray]], Any]:
+        """The node's dict (children left as None) and its children's (key, node, rows, w)."""
         f = int(t["feature"][node])
         base = {"weight": float(t["weight"][node]), "depth": int(t["depth"][node])}
         proto = _prototype(Y[rows], w, cats, parent)
         if f < 0:
-            return {**base, "prototype": proto}
+            return {**base, "prototype": proto}, [], proto
         x = X[rows, f]
         miss = np.isnan(x)
         if feats[f].is_nominal:
@@ -144,24 +149,45 @@ def tree_nodes(model: Any, dataset: Dataset, index: int = 0) -> dict[str, Any]:
         pl = float(t["p_left"][node])
         share = {"left": pl, "right": 1.0 - pl}
 
-        def child(side: str, sel: np.ndarray) -> dict[str, Any]:
+        def child(key: str, side: str, sel: np.ndarray):
             r = np.concatenate([rows[sel], rows[miss]])
             ww = np.concatenate([w[sel], w[miss] * share[side]])
-            return grow(int(t[side][node]), r, ww, proto)
+            return key, int(t[side][node]), r, ww
 
-        return {**base, **test, "h": float(t["hstar"][node]),
-                "yes": child(yes_child, yes_rows), "no": child(no_child, no_rows)}
+        out = {**base, **test, "h": float(t["hstar"][node]), "yes": None, "no": None}
+        return out, [child("yes", yes_child, yes_rows), child("no", no_child, no_rows)], proto
 
-    return grow(0, np.arange(dataset.n_examples), np.ones(dataset.n_examples), None)
+    holder: dict[str, Any] = {}
+    todo = [(holder, "root", 0, np.arange(dataset.n_examples), np.ones(dataset.n_examples),
+             None)]
+    while todo:
+        into, key, node, rows, w, parent = todo.pop()
+        d, children, proto = make(node, rows, w, parent)
+        into[key] = d
+        todo.extend((d, k, c, r, ww, proto) for k, c, r, ww in children)
+    return holder["root"]
+
+
+def _walk(root: dict[str, Any]):
+    """(node, depth) of every node, parents first, "yes" before "no" (CLUS's print order),
+    without recursion."""
+    todo = [(root, 1)]
+    while todo:
+        node, depth = todo.pop()
+        yield node, depth
+        if "prototype" not in node:
+            todo.append((node["no"], depth + 1))
+            todo.append((node["yes"], depth + 1))
 
 
 def tree_size(node: dict[str, Any]) -> dict[str, int]:
     """Nodes, leaves and depth counted as CLUS does (a single leaf has depth 1)."""
-    if "prototype" in node:
-        return {"nodes": 1, "leaves": 1, "depth": 1}
-    a, b = tree_size(node["yes"]), tree_size(node["no"])
-    return {"nodes": 1 + a["nodes"] + b["nodes"], "leaves": a["leaves"] + b["leaves"],
-            "depth": 1 + max(a["depth"], b["depth"])}
+    nodes = leaves = depth = 0
+    for n, d in _walk(node):
+        nodes += 1
+        leaves += "prototype" in n
+        depth = max(depth, d)
+    return {"nodes": nodes, "leaves": leaves, "depth": depth}
 
 
 def _leaf_text(node: dict[str, Any], cats: list[list[str] | None] | None) -> str:
@@ -184,16 +210,19 @@ def render_text(root: dict[str, Any], cats: list[list[str] | None] | None = None
     def show(node: dict[str, Any]) -> str:
         return _leaf_text(node, cats) if "prototype" in node else node["test"]
 
-    def walk(node: dict[str, Any], prefix: str) -> None:
-        if "prototype" in node:
-            return
-        for label, key, cont in (("+--yes: ", "yes", "|      "), ("+--no:  ", "no", "       ")):
-            child = node[key]
-            lines.append(prefix + label + show(child))
-            walk(child, prefix + cont)
-
     lines.append(show(root))
-    walk(root, "")
+    todo = [(root, "")]                  # an explicit stack: trees can be deeper than the
+    while todo:                          # recursion limit (issue 9)
+        item, prefix = todo.pop()
+        if isinstance(item, str):        # a child's line, printed when it comes up
+            lines.append(item)
+            continue
+        if "prototype" in item:
+            continue
+        for label, key, cont in (("+--no:  ", "no", "       "), ("+--yes: ", "yes", "|      ")):
+            child = item[key]
+            todo.append((child, prefix + cont))
+            todo.append((prefix + label + show(child), ""))
     return "\n".join(lines) + "\n"
 
 

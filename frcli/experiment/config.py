@@ -488,7 +488,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
                           f"{e.start}") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the config: {e.strerror or e}") from None
-    from frcli.experiment.yamlio import load_yaml   # duplicate keys, huge numbers, NUL
+    from frcli.yamlio import load_yaml   # duplicate keys, huge numbers, NUL
 
     doc = load_yaml(text, str(p))
     cfg = parse_config(doc, str(p), p.resolve().parent, text)

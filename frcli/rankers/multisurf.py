@@ -75,8 +75,28 @@ class MutualInfoRanker(Ranker):
             # at most every other known row is a neighbour (as in Relief); scikit-learn's
             # estimator refuses k >= the rows with a traceback (issue 9)
             k = min(params["neighbours"], int(known.sum()) - 1)
-            per.append(fn(X[known], y[known], discrete_features=discrete,
-                          n_neighbors=k, random_state=rs))
+            Xk, yk = X[known], y[known]
+            if np.all(yk == yk[0]):  # a constant target shares no information (issue 9:
+                per.append(np.zeros(ds.n_features))      # the estimator's noise gave > 0)
+                continue
+            # scikit-learn's continuous-vs-discrete estimator drops the rows of categories
+            # seen once and fails when none is left (a "Found array with 0 sample(s)"
+            # traceback, issue 9): such a pair carries no estimable information, 0
+            dead = ~np.any(Xk != Xk[:1], axis=0)
+            if cls and np.unique(yk, return_counts=True)[1].max() < 2:
+                per.append(np.zeros(ds.n_features))
+                continue
+            if not cls:
+                for c in np.flatnonzero(discrete & ~dead):
+                    if np.unique(Xk[:, c], return_counts=True)[1].max() < 2:
+                        dead[c] = True
+                        Xk[:, c] = 0.0   # no noise is drawn for discrete columns: the
+                                         # others' estimates are unchanged
+            mi = fn(Xk, yk, discrete_features=discrete, n_neighbors=k, random_state=rs)
+            # a constant (or never known) feature gets 0, as from every other ranker, not
+            # the estimator's noise (1e-16 .. 0.1 with the jitter scikit-learn adds)
+            mi[dead] = 0.0
+            per.append(mi)
         per_a = np.array(per)
         imp = per_a.mean(axis=0)
         return Ranking(self.method, dataset.feature_names, imp, dict(params),

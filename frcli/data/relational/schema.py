@@ -89,16 +89,19 @@ def _read_table(path: Path) -> tuple[list[str], list[list[str]]]:
 
 def read_schema_dataset(path: str | Path, name: str | None = None) -> RelationalDataset:
     """Read a CSV folder described by its ``schema.yaml`` (see the module docstring)."""
-    import yaml
+    from frcli.yamlio import load_yaml
 
     spath = find_schema(path)
     if spath is None:
         raise DataError("no schema.yaml in this folder", str(path))
     src = str(spath)
     try:
-        doc = yaml.safe_load(spath.read_text(encoding="utf-8"))
-    except yaml.YAMLError as e:
-        raise DataError(f"invalid YAML: {e}", src) from None
+        text = spath.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(f"not UTF-8 text (byte {e.start})", src) from None
+    # strict YAML: one line naming the line (PyYAML's messages span several), duplicate
+    # keys refused, no NUL, no 5,000-digit numbers (issue 9)
+    doc = load_yaml(text, src)
     doc = _check_keys(doc or {}, TOP_KEYS, src, "schema")
     if "tables" not in doc or "target" not in doc:
         raise DataError("the schema needs 'tables' and 'target'", src)
@@ -192,7 +195,7 @@ def read_schema_dataset(path: str | Path, name: str | None = None) -> Relational
                 if kinds[vt] != "nominal":
                     kinds[vt] = "nominal"      # a class column, even if its labels are numbers
                     vt_nom = f"nominal:{tname}.{col}"
-                    values[vt_nom] = values.pop(vt)
+                    values[vt_nom] = values.pop(vt, [])    # [] : no row (issue 9)
                     kinds.pop(vt)
                     vt = vt_nom
                     kinds[vt] = "nominal"

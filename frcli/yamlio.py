@@ -1,4 +1,4 @@
-"""Strict YAML for configs: what PyYAML accepts silently or fails on with a traceback becomes a
+"""Strict YAML for configs and data schemas: what PyYAML accepts silently or fails on with a traceback becomes a
 ``ConfigError`` naming the file and line (issue 9).
 
 * A key given twice in one mapping is refused (PyYAML keeps the last one silently).
