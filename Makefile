@@ -41,6 +41,7 @@ bench-reliefe:
 	$(PYTHON) -m pip install -q skrebate liac-arff
 	$(PYTHON) -m pip install -q --no-deps reliefe
 	nice -n 10 $(PYTHON) bench/bench_reliefe.py --repeat 3
+	nice -n 10 $(PYTHON) bench/bench_reliefe.py --split
 
 # Relational forests vs re3py, the authors' package (docs/benchmarks.md "## Relational
 # forests (re3py)"). re3py grows 2 trees on mutagenesis (its time scaled to 50, marked).
