@@ -41,6 +41,7 @@ bench-reliefe:
 	$(PYTHON) -m pip install -q skrebate liac-arff
 	$(PYTHON) -m pip install -q --no-deps reliefe
 	nice -n 10 $(PYTHON) bench/bench_reliefe.py --repeat 3
+	nice -n 10 $(PYTHON) bench/bench_reliefe.py --split
 
 # Relational forests vs re3py, the authors' package (docs/benchmarks.md "## Relational
 # forests (re3py)"). On mutagenesis re3py grows 1 tree (its time scaled to 50, marked) and is
