@@ -43,6 +43,7 @@ DOCS = ROOT / "docs"
 PLOT = DOCS / "figures" / "scaling.png"
 RAW = ROOT / "bench" / "out" / "bench_scaling.json"
 SIZES = (4000, 8000, 16000, 32000, 64000, 128000)
+PARTS = ("forest", "mlc", "relief")
 N_FEATURES, N_TARGETS, MAX_FEATURES, N_RELEVANT = 40, 3, 7, 10
 
 
@@ -165,7 +166,9 @@ def bench_relief(sizes, repeat: int, exact_max: int, neighbours: int = 10) -> li
     def run(ds, search):
         return relief(ds, [1.0], [neighbours], [0.0], search=search, seed=0, jobs=1)[0]
 
-    run(synthetic(3000), "approximate")      # numba compiles pynndescent once, not timed
+    from frcli.engines.relief_ann import EXACT_BELOW
+    # numba compiles pynndescent once, not timed (smaller sets are searched exactly)
+    run(synthetic(EXACT_BELOW + 2000), "approximate")
     rows = []
     truth = set(range(N_RELEVANT))
     for n in sizes:
@@ -246,32 +249,58 @@ def _commit() -> str:
 
 def _meta(args) -> dict:
     import sklearn
+
+    from frcli.engines.relief_ann import EXACT_BELOW
     return {"commit": _commit(), "python": sys.version.split()[0],
             "sklearn": sklearn.__version__, "cores": os.cpu_count(),
             "load_start": os.getloadavg()[0], "trees": args.trees,
             "mlc_trees": args.mlc_trees, "repeat": args.repeat,
-            "relief_repeat": args.relief_repeat}
+            "relief_repeat": args.relief_repeat, "argv": sys.argv[1:],
+            "exact_below": EXACT_BELOW}
+
+
+def _command(meta: dict) -> str:
+    """The command line of the run (``make bench-scaling`` runs it without arguments)."""
+    argv = [a for a in meta.get("argv", []) if a != "--no-doc"]
+    return " ".join(["python bench/bench_scaling.py", *argv])
+
+
+def _part_meta(out: dict, part: str) -> dict:
+    return out.get("runs", {}).get(part, out["meta"])
+
+
+def _provenance(out: dict, part: str) -> str:
+    """Where a part's figures come from when it was rerun apart from the others."""
+    m = out.get("runs", {}).get(part)
+    if m is None or m == out["meta"]:
+        return ""
+    return (f" (This part: `{_command(m)}`, commit {m['commit']}, load average "
+            f"{m['load_start']:.1f} at the start and {m['load_end']:.1f} at the end.)")
 
 
 def section(out: dict) -> str:
     meta = out["meta"]
     lines = [
-        f"`make bench-scaling` = `python bench/bench_scaling.py` (commit {meta['commit']}, "
+        f"`{_command(meta)}` (commit {meta['commit']}, "
         f"Python {meta['python']}, scikit-learn {meta['sklearn']}, {meta['cores']} cores; "
         f"load average {meta['load_start']:.1f} at the start and {meta['load_end']:.1f} at "
         f"the end; medians of {meta['repeat']} interleaved runs, one thread each; "
         "'spread' is the range of the per-repetition ratios). The synthetic sets are "
         "generated in memory at each size (`synthetic()` in the script: 40 uniform features, "
-        "the first 10 relevant, 3 numeric targets with noise) and never written.",
+        "the first 10 relevant, 3 numeric targets with noise) and never written. "
+        "`make bench-scaling` runs the defaults (100 trees, exact Relief up to 128,000 rows, "
+        "about an hour on a quiet machine); under load the absolute times stretch, the "
+        "interleaved ratios much less.",
         "",
     ]
     fr = out.get("forest", [])
     if fr:
         lines += [
-            f"**Forest fit** ({meta['trees']} trees, random forest, max_features = 7 for both "
+            f"**Forest fit** ({_part_meta(out, 'forest')['trees']} trees, random forest, "
+            "max_features = 7 for both "
             "(= ⌈√40⌉; scikit-learn's `sqrt` would give 6), min leaf 2, bootstrap; frcli "
             "`PCTForest` vs `RandomForestRegressor` on standardised targets). Goal: ratio "
-            "<= 0.7 at every size.",
+            "<= 0.7 at every size." + _provenance(out, "forest"),
             "",
             "| n | frcli s | scikit-learn s | ratio | spread | CPU-time ratio |",
             "|---|---|---|---|---|---|",
@@ -284,9 +313,10 @@ def section(out: dict) -> str:
     ml = out.get("mlc", [])
     if ml:
         lines += [
-            f"**Large MLC sets** ({meta['mlc_trees']} trees, random forest, max_features = ⌈√F⌉ "
+            f"**Large MLC sets** ({_part_meta(out, 'mlc')['mlc_trees']} trees, random forest, "
+            "max_features = ⌈√F⌉ "
             "for both, min leaf 2; scikit-learn's multi-output `RandomForestRegressor` on the "
-            "same 0/1 label matrix):",
+            "same 0/1 label matrix)." + _provenance(out, "mlc"),
             "",
             "| set | n | F | labels | frcli s | scikit-learn s | ratio | spread | "
             "CPU-time ratio |",
@@ -303,12 +333,16 @@ def section(out: dict) -> str:
         ex = [r for r in rl if "exact_wall" in r]
         lines += [
             f"**Relief** (MTR-Relief, k = 10, all instances, one thread; "
-            f"{meta['relief_repeat']} run(s) each) with the exact neighbour search and with "
+            f"{_part_meta(out, 'relief')['relief_repeat']} run(s) each) with the exact "
+            "neighbour search and with "
             "`search=approximate` (pynndescent NN-descent, Manhattan on range-scaled "
             "features = d_X; the neighbours found are then scored with the exact d_X). "
             "Agreement with exact Relief: Spearman correlation of the 40 importances "
             "(mostly noise features near 0, where ranks are arbitrary) and recall of "
-            "exact Relief's top 10; last column: recall of the 10 planted features.",
+            "exact Relief's top 10; last column: recall of the 10 planted features."
+            + _provenance(out, "relief") + " Sets of at most "
+            f"{_part_meta(out, 'relief').get('exact_below', 10000):,} rows are searched exactly "
+            "in both modes (`EXACT_BELOW`), so there the two columns time the same search.",
             "",
             "| n | exact s | approximate s | speed-up | Spearman | top-10 recall | "
             "planted in top 10 (exact / approximate) |",
@@ -348,6 +382,9 @@ def main() -> int:
                     help="print the section; do not rewrite docs/benchmarks.md and the plot")
     ap.add_argument("--redraw", type=Path, help="rewrite the section and plot from the raw "
                     "figures of an earlier run (bench/out/bench_scaling.json)")
+    ap.add_argument("--update", action="store_true", help="run only the --only parts and keep "
+                    "the others from bench/out/bench_scaling.json (each part's command, commit "
+                    "and load are then shown)")
     args = ap.parse_args()
     if args.redraw:
         out = json.loads(args.redraw.read_text())
@@ -355,14 +392,20 @@ def main() -> int:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         sizes = [int(s) for s in args.sizes.split(",") if s]
         only = set(args.only or ("forest", "mlc", "relief"))
-        out = {"meta": _meta(args)}
+        meta = _meta(args)
+        out = {"meta": meta}
+        if args.update and RAW.exists():
+            out = json.loads(RAW.read_text())
+            out.setdefault("runs", {p: out["meta"] for p in PARTS if p in out})
+        runs = out.setdefault("runs", {})
         if "forest" in only:
             out["forest"] = bench_forest(sizes, args.trees, args.repeat)
         if "mlc" in only:
             out["mlc"] = bench_mlc(("bibtex", "delicious"), args.mlc_trees, args.repeat)
         if "relief" in only:
             out["relief"] = bench_relief(sizes, args.relief_repeat, args.relief_exact_max)
-        out["meta"]["load_end"] = os.getloadavg()[0]
+        meta["load_end"] = os.getloadavg()[0]
+        runs.update({p: meta for p in only})
         RAW.parent.mkdir(parents=True, exist_ok=True)
         RAW.write_text(json.dumps(out, indent=1))
     text = section(out)

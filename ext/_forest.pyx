@@ -30,7 +30,8 @@ from frcli._ext._splitter cimport Splitter, splitter_init, splitter_free, batch_
 from frcli._ext._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
                                tree_mix, tree_route, tree_to_dict)
 from frcli._ext._presort cimport Presort, presort_init, presort_free
-from frcli._ext._presort import presort_plan, nominal_default_rows, nominal_row_lists
+from frcli._ext._presort import (presort_plan, presort_tiefree, nominal_default_rows,
+                                 nominal_row_lists)
 
 cnp.import_array()
 
@@ -70,6 +71,7 @@ cdef struct Ctx:
     const int32_t* ps_slot       # (F,) row of ps_order of feature f, or -1
     intp_t ps_nf                 # 0: no presorting
     intp_t ps_min_rows
+    const uint8_t* ps_tiefree    # (ps_nf,) features without ties
     const int64_t* nd_ptr        # nominal features off their common value (sparse 0/1 mode)
     const int32_t* nd_rows
     const int32_t* nd_default
@@ -366,6 +368,7 @@ cdef void _fast_paths(const Ctx* ctx, Splitter* sp, Presort* ps,
     shortcut it cannot allocate stays off: the plain path grows the same tree)."""
     if ctx.ps_nf > 0:
         sp.ps = ps
+        ps.tiefree = ctx.ps_tiefree
     if ctx.nd_ptr != NULL:
         batch_init(sp, ctx.nd_ptr, ctx.nd_rows, ctx.nd_default, ctx.nd_val, ctx.nr_ptr,
                    ctx.nr_feat, ctx.nr_val, counts)
@@ -467,15 +470,19 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     ctx.seeds = &seeds[0]
     cdef const int32_t[:, ::1] ps_order
     cdef const int32_t[::1] ps_slot
+    cdef const uint8_t[::1] ps_tf
     if presort:
-        ps_order, ps_slot_a, ps_min = presort_plan(Xt, ncat, max_features, extra,
-                                                   presort_min_rows)
+        ps_order_a, ps_slot_a, ps_min = presort_plan(Xt, ncat, max_features, extra,
+                                                     presort_min_rows)
+        ps_order = ps_order_a
         ps_slot = ps_slot_a
         if ps_order.shape[0] > 0:
             ctx.ps_order = &ps_order[0, 0]
             ctx.ps_slot = &ps_slot[0]
             ctx.ps_nf = ps_order.shape[0]
             ctx.ps_min_rows = ps_min
+            ps_tf = presort_tiefree(Xt, ps_order_a, ps_slot_a)
+            ctx.ps_tiefree = &ps_tf[0]
     cdef const int64_t[::1] nd_ptr, nr_ptr
     cdef const int32_t[::1] nd_rows, nd_default, nd_val, nr_feat, nr_val
     if presort and mode == 1:        # MODE_SPARSE01: sums of counts are exact integers

@@ -12,6 +12,7 @@ cdef struct Presort:
     uint8_t* right           # (n,) 1 = the row goes right at the split being partitioned
     double* wrow             # (n,) the row's weight in this tree (its bootstrap count)
     intp_t min_rows          # partition only nodes with at least this many rows
+    const uint8_t* tiefree   # (nf,) 1 = no two values of the feature are equal, or NULL
 
 cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, intp_t nf,
                       intp_t n, const int32_t* idx0, const double* wt0, intp_t m0,

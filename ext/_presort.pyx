@@ -195,3 +195,15 @@ def nominal_row_lists(const double[:, ::1] Xt, const int64_t[::1] indptr,
     pad = np.zeros(1, dtype=np.int32)           # memoryviews of empty arrays have no [0]
     return (np.concatenate([val, pad]), rptr, np.concatenate([feat[order], pad]),
             np.concatenate([val[order], pad]))
+
+
+def presort_tiefree(const double[:, ::1] Xt, order, slot):
+    """(nf,) uint8: 1 where a presorted feature has no two equal values in the data, so that
+    every node's rows come from its list in strictly ascending order (see
+    ``_splitter._sweep_tiefree``)."""
+    cand = np.flatnonzero(np.asarray(slot) >= 0)
+    out = np.zeros(max(len(cand), 1), dtype=np.uint8)
+    if len(cand):
+        vals = np.take_along_axis(np.asarray(Xt)[cand], np.asarray(order), axis=1)
+        out[:len(cand)] = np.all(vals[:, 1:] > vals[:, :-1], axis=1)
+    return out

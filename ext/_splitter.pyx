@@ -24,7 +24,8 @@ with the plain path, ``grow_forest(presort=False)``):
 
 * a numeric feature's values come in order from the tree's presorted lists (``_presort``)
   while the node's segment has no tie; with a tie the node gathers and sorts itself, as the
-  order inside a run of equal values decides how the sums round;
+  order inside a run of equal values decides how the sums round; a feature without any tie
+  in the data is swept straight from its list (``_sweep_tiefree``);
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
 * in the sparse 0/1 mode a nominal feature visits only the rows off its most common value,
   and all candidate features of a node are counted in one pass (``_batch_categories``):
@@ -39,7 +40,7 @@ from frcli._ext._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, 
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
                                     stats_add_row, stats_A2, gain, add_dense, gain_dense,
                                     move_sparse)
-from frcli._ext._presort cimport presort_gather
+from frcli._ext._presort cimport Presort, presort_gather
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
@@ -201,22 +202,27 @@ cdef inline void _move(Splitter* sp, const Stats* T, intp_t row, double w,
         stats_add_row(&sp.mov, cd, row, w, True)
 
 
+cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T) noexcept nogil:
+    """h of the sweep's cut, sp.mov holding the moving side (both sides weigh > 0)."""
+    cdef double WM = sp.mov.W
+    cdef int mode = sp.cd.mode
+    if mode == MODE_COMPLETE:
+        return gain_dense(&sp.mov, T, sp.cd.a, sp.TT, sp.cd.K)
+    if mode == MODE_SPARSE01:
+        return sp.mov.A2 / WM + A2O / (T.W - WM) - A2T / T.W
+    return gain(&sp.mov, T, sp.cd, sp.est, NULL)
+
+
 cdef inline bint _try_cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
                           double A2O, double A2T, double lo, double hi,
                           bint moving_left) noexcept nogil:
     """Score the threshold between lo and hi with sp.mov holding the moving side; False when
     the other side has fallen below min_leaf (the sweep stops)."""
     cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, h
-    cdef int mode = sp.cd.mode
     if WO < sp.min_leaf:
         return False
     if WM >= sp.min_leaf:
-        if mode == MODE_COMPLETE:
-            h = gain_dense(&sp.mov, T, sp.cd.a, sp.TT, sp.cd.K)
-        elif mode == MODE_SPARSE01:
-            h = sp.mov.A2 / WM + A2O / WO - A2T / T.W
-        else:
-            h = gain(&sp.mov, T, sp.cd, sp.est, NULL)
+        h = _sweep_h(sp, T, A2O, A2T)
         if _better(best, h):
             if moving_left:
                 _record(best, f, h, _split_value(lo, hi), WM, WO, WO / T.W)
@@ -255,6 +261,45 @@ cdef void _clus_tie_order(Splitter* sp, const double* wt, intp_t m, intp_t r0) n
         a = b
 
 
+cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
+                         SplitRecord* best) noexcept nogil:
+    """_best_numeric for a presorted feature with no two equal values in the data: the
+    node's rows come from its list in strictly ascending value order, so no gather, no tie
+    check, every position is a candidate and a value is read only when a test is recorded.
+    The same candidates, sums and order as the gathered sweep."""
+    cdef const ClusterData* cd = sp.cd
+    cdef const Presort* ps = sp.ps
+    cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef const double* wrow = ps.wrow
+    cdef const Stats* T = &sp.tot
+    cdef intp_t m = end - start, j, c
+    cdef double A2T = 0.0, A2O = 0.0, WM, WO, h
+    cdef int32_t r
+    if m < 2 or T.W < 2.0 * sp.min_leaf:
+        return
+    stats_clear(&sp.mov, cd.K)
+    if cd.mode == MODE_SPARSE01:
+        A2T = stats_A2(T, cd)
+        A2O = A2T
+    elif cd.mode == MODE_COMPLETE:
+        for c in range(cd.K):
+            sp.TT[c] = T.s1[c] * T.s1[c] / T.W
+    j = m - 1
+    while j >= 1:
+        r = L[j]
+        _move(sp, T, r, wrow[r], &A2O)
+        WM = sp.mov.W
+        WO = T.W - WM
+        if WO < sp.min_leaf:
+            break
+        if WM >= sp.min_leaf:
+            h = _sweep_h(sp, T, A2O, A2T)
+            if _better(best, h):
+                _record(best, f, h, _split_value(col[L[j - 1]], col[r]), WO, WM, WM / T.W)
+        j -= 1
+
+
 cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """The best threshold of f: the node's known values in ascending order (from the
@@ -268,6 +313,9 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef const double* ws = sp.sw
     cdef bint from_lists = False
     if sp.ps != NULL and sp.ps_node:
+        if sp.ps.tiefree != NULL and sp.ps.slot[f] >= 0 and sp.ps.tiefree[sp.ps.slot[f]]:
+            _sweep_tiefree(sp, start, end, f, best)
+            return
         m = presort_gather(sp.ps, f, start, end, sp.Xt + f * sp.n, Xf, sp.srow, sp.sw)
         if m >= 0 and m < 2:
             return

@@ -50,7 +50,7 @@ def _run(args) -> int:
     all_studies = fw.studies()
     if args.list:
         for s in all_studies.values():
-            tag = "quick" if s.quick else "slow"
+            tag = "draft" if s.draft else ("quick" if s.quick else "slow")
             cfgs = ", ".join(c.name or c.path for c in s.configs)
             print(f"{s.name:24s} [{tag}] {s.title}  ({cfgs})")
         return 0
@@ -63,7 +63,7 @@ def _run(args) -> int:
                             + (f" (did you mean {hint[0]!r}?)" if hint else "")
                             + f"; have: {', '.join(all_studies)}")
     chosen = [all_studies[n] for n in args.studies] if args.studies else \
-        list(all_studies.values())
+        [s for s in all_studies.values() if not s.draft]
     if args.quick:
         chosen = [s for s in chosen if s.quick]
     doc = Path(args.doc)
@@ -71,10 +71,11 @@ def _run(args) -> int:
     fw.log(f"{len(chosen)} stud{'y' if len(chosen) == 1 else 'ies'}, --jobs {args.jobs}, "
            f"results in {root}")
     t0 = time.perf_counter()
-    stale = []
+    stale, outcomes = [], []
     for st in chosen:
         out = fw.run_study(st, jobs=args.jobs, root=root,
                            progress=False if args.no_progress else None)
+        outcomes.append(out)
         text = doc.read_text(encoding="utf-8") if doc.exists() else ""
         if args.check:
             diff = fw.stale_diff(fw.section(text, st.name), out.text, st.name)
@@ -88,6 +89,10 @@ def _run(args) -> int:
     total = time.perf_counter() - t0
     fw.log(f"total run time {total:.0f} s ({total / 60:.1f} min) for "
            f"{', '.join(s.name for s in chosen)} with --jobs {args.jobs}")
+    if not args.check and not args.studies and not args.quick:
+        text = doc.read_text(encoding="utf-8")
+        doc.write_text(fw.splice(text, "_summary", fw.summary(outcomes, total, args.jobs)),
+                       encoding="utf-8")
     if stale:
         print(f"stale sections in {doc}: {', '.join(stale)}; regenerate with "
               f"`python -m reproduce {' '.join(stale)}` and commit", file=sys.stderr)

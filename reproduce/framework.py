@@ -96,7 +96,8 @@ class Study:
     configs: what to run; render: stores → markdown (a heading first; no stamp, no markers);
     order: position in ``make reproduce``; quick: the default test suite checks this section
     for staleness (else only the slow suite); compute: optional extra work after the configs
-    (``compute(stores)``), for studies that need more than the runner stores.
+    (``compute(stores)``), for studies that need more than the runner stores; draft: not yet
+    in the doc — run only when named, not by ``make reproduce`` or the staleness tests.
     """
 
     name: str
@@ -106,6 +107,7 @@ class Study:
     order: int = 100
     quick: bool = False
     compute: Callable[["Stores"], None] | None = None
+    draft: bool = False
 
     def __post_init__(self):
         refs = tuple(ConfigRef(c) if isinstance(c, str) else c for c in self.configs)
@@ -206,6 +208,31 @@ class StoreView:
                 "r.n_test, r.rank_time_s, r.eval_time_s FROM runs r JOIN current c USING "
                 "(dataset, split, labeled, method, params) ORDER BY r.dataset, r.split, "
                 "r.labeled, r.method, r.params", con)
+        finally:
+            con.close()
+
+    @cached_property
+    def sizes(self) -> dict[str, dict[str, int | None]]:
+        """Per data set: n_train, n_test (first split), n_features, and n_targets where a
+        stored ranking has per-target importances (labels for mlc/hmlc)."""
+        import json
+        import sqlite3
+
+        from frcli.experiment.store import DB_NAME
+
+        con = sqlite3.connect(str(self.dir / DB_NAME))
+        try:
+            feats = {d: len(json.loads(f)) for d, f in con.execute(
+                "SELECT dataset, feature_names FROM datasets")}
+            targets = dict(con.execute(
+                "SELECT r.dataset, MAX(g.n_targets) FROM runs r JOIN rankings g USING (run_id) "
+                "GROUP BY r.dataset"))
+            out = {}
+            for d, tr, te in con.execute("SELECT dataset, n_train, n_test FROM runs "
+                                         "GROUP BY dataset HAVING split = MIN(split)"):
+                out[d] = {"n_train": tr, "n_test": te, "n_features": feats.get(d),
+                          "n_targets": targets.get(d)}
+            return out
         finally:
             con.close()
 
@@ -367,3 +394,20 @@ def stale_diff(committed: str | None, fresh: str, name: str) -> str:
         return ""
     return "\n".join(difflib.unified_diff(a, b, f"committed {name}", f"regenerated {name}",
                                           lineterm="", n=1))
+
+
+def summary(outcomes: list[Outcome], total: float, jobs: int) -> str:
+    """The run-time block ``make reproduce`` writes (all lines volatile)."""
+    import os
+
+    lines = ["## Run times", "",
+             f"`make reproduce` (every study, --jobs {jobs}) on {os.cpu_count()} cores, "
+             f"1-minute load average {os.getloadavg()[0]:.1f} at the end. {VOLATILE}", "",
+             "| study | this run (wall) | computing time of its stored runs |",
+             "|---|---:|---:|"]
+    for o in outcomes:
+        lines.append(f"| {o.study.name} | {_duration(o.seconds)} | "
+                     f"{_duration(o.compute_s)} {VOLATILE} |")
+    lines.append(f"| total | {_duration(total)} | "
+                 f"{_duration(sum(o.compute_s for o in outcomes))} {VOLATILE} |")
+    return "\n".join(lines)

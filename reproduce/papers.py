@@ -61,7 +61,10 @@ class Paper:
 
     def table(self, name: str) -> dict[str, dict[str, Any]]:
         """{row: {column: value}} of a table (values unwrapped)."""
-        t = self.doc["tables"][name]
+        tables = self.doc.get("tables") or {}
+        if name not in tables:
+            raise KeyError(f"{self.name}.yaml has no table {name!r} (have: {', '.join(tables)})")
+        t = tables[name]
         cols = t["columns"]
         out = {}
         for row, vals in t["rows"].items():
@@ -70,11 +73,20 @@ class Paper:
             out[str(row)] = {c: _value(v)[0] for c, v in zip(cols, vals)}
         return out
 
+    def note(self, table: str, row: str, column: str) -> str:
+        """The ``unchecked`` note of a cell ('' if none)."""
+        t = self.doc["tables"][table]
+        v = t["rows"][row][t["columns"].index(column)]
+        return _value(v)[1]
+
     def table_cite(self, name: str) -> str:
         return self.cite(self.doc["tables"][name]["lines"])
 
     def fact(self, name: str) -> Cited:
-        f = self.doc["facts"][name]
+        facts = self.doc.get("facts") or {}
+        if name not in facts:
+            raise KeyError(f"{self.name}.yaml has no fact {name!r} (have: {', '.join(facts)})")
+        f = facts[name]
         v, un = _value(f)
         return Cited(v, self.cite(f["lines"]), f.get("what", ""), un)
 

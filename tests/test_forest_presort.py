@@ -129,6 +129,7 @@ def test_the_fast_paths_are_taken():
     assert sorted(np.flatnonzero(slot >= 0)) == [7, 8, 11]
     assert order.shape == (3, ds.n_examples) and 2 <= min_rows <= 64
     assert 0 < np.sum(np.diff(np.sort(Xt[11])) == 0) < ds.n_examples / 16
+    assert list(_presort.presort_tiefree(Xt, order, slot)) == [1, 1, 0]   # x11 has ties
     for k, f in enumerate(np.flatnonzero(slot >= 0)):
         assert np.all(np.diff(Xt[f, order[k]]) >= 0)
     assert _presort.presort_plan(Xt, ncat, 4, True, None)[0].shape[0] == 0   # extra trees

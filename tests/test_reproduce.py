@@ -21,7 +21,7 @@ from reproduce.papers import all_papers  # noqa: E402
 def _forms(v: float) -> list[str]:
     """How a number may be printed in the papers' text (0.45, 7.59 × 10−5, 2.1e-4, 97 %)."""
     out = {str(v), f"{v:g}"}
-    if isinstance(v, float) and v != 0 and abs(v) < 0.01:
+    if isinstance(v, float) and v != 0 and abs(v) < 1:     # 2.06-1072 (OCR of 2.06·10⁻²)
         m = f"{v:.3e}".split("e")[0].rstrip("0").rstrip(".")
         out |= {m, f"{v:.2e}".split("e")[0], f"{v:.1e}".split("e")[0]}
     if isinstance(v, float) and v.is_integer():
@@ -98,12 +98,40 @@ def _check(names: list[str], tmp_path) -> None:
 @pytest.mark.shared
 def test_quick_sections_are_not_stale(shared_data, tmp_path):
     """Regenerates the quick studies (MTR Table 7: ~35 s with 2 jobs) from scratch."""
-    quick = [s.name for s in fw.studies().values() if s.quick]
+    quick = [s.name for s in fw.studies().values() if s.quick and not s.draft]
     _check(quick, tmp_path)
 
 
 @pytest.mark.slow
 @pytest.mark.shared
-@pytest.mark.parametrize("name", [s.name for s in fw.studies().values() if not s.quick])
+@pytest.mark.parametrize("name", [s.name for s in fw.studies().values()
+                                  if not s.quick and not s.draft])
 def test_slow_sections_are_not_stale(name, shared_data, tmp_path):
     _check([name], tmp_path)
+
+
+def test_store_views_and_tables_on_a_small_experiment(tmp_path):
+    """StoreView and reproduce.analysis on a real (tiny) store: means, rounding, sizes."""
+    from frcli.experiment.config import parse_config
+    from frcli.experiment.executor import run_experiment
+    from reproduce import analysis as A
+
+    cfg = parse_config({"name": "tiny", "datasets": ["synth-mtr"],
+                        "protocol": {"type": "holdout", "repeats": 2, "seed": 0},
+                        "rankers": ["uniform", {"method": "relief",
+                                                "params": {"neighbours": [5, 10]}},
+                                    {"method": "genie3-rf", "params": {"trees": 3}}],
+                        "evaluation": {"knn": 5, "measures": ["rrmse"]}}, "tiny.yaml")
+    run_experiment(cfg, output=tmp_path, progress=False)
+    stores = fw.Stores(tmp_path, [cfg])
+    view = stores["tiny"]
+    f = view.frame
+    df = A.wide(view, "rrmse", lambda m, p: m if m == "uniform" else
+                (f"k{A.params(p)['neighbours']}" if m == "relief" else None), rounding="3")
+    assert sorted(df.columns) == ["k10", "k5", "uniform"] and list(df.index) == ["synth-mtr"]
+    want = f[(f["method"] == "uniform")]["value"].mean()
+    assert df.at["synth-mtr", "uniform"] == round(want, 3)
+    z = view.sizes["synth-mtr"]
+    assert (z["n_train"] + z["n_test"], z["n_features"], z["n_targets"]) == (300, 12, 3)
+    with pytest.raises(fw.StudyError):
+        stores["nope"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pandas as pd
@@ -142,3 +143,59 @@ def test_aufuji_matrix_is_symmetric_with_unit_diagonal():
     df = _tidy(n_ds=2, splits=3).assign(label=lambda d: d["method"])
     m = aufuji_matrix(df, ["a", "b", "c"], ["ds0", "ds1"])
     assert np.allclose(np.diag(m), 1.0) and np.allclose(m, m.T) and (m <= 1).all()
+
+
+def test_hierarchical_test_refuses_in_one_line_when_stan_cannot_compile(tmp_path, monkeypatch):
+    httpstan_cache = pytest.importorskip("httpstan.cache")
+    httpstan_models = pytest.importorskip("httpstan.models")
+    httpstan_compile = pytest.importorskip("httpstan.compile")
+    pytest.importorskip("stan")
+
+    async def no_compiler(code):
+        raise OSError("command 'x86_64-linux-gnu-g++' failed: No such file or directory")
+
+    monkeypatch.setattr(httpstan_cache, "model_directory", lambda name: tmp_path / "model")
+    monkeypatch.setattr(httpstan_compile, "compile", lambda code, name: ("", ""))
+    monkeypatch.setattr(httpstan_models, "build_services_extension_module", no_compiler)
+    x = np.full((3, 10), 0.8)
+    with pytest.raises(UserError, match="could not compile Stan's hierarchical model .command"
+                                        ".*needs a C.. compiler") as e:
+        bs.compare(x, x + 0.01, "a", "b", test="hierarchical")
+    assert "\n" not in str(e.value)
+
+
+def test_constant_differences_on_an_odd_number_of_folds_are_spread_as_baycomp_does():
+    x = np.array([[0.8, 0.9, 0.7, 0.8, 0.85], [0.6, 0.7, 0.65, 0.6, 0.7]])
+    y = x.copy()
+    y[1] += np.array([0.01, -0.02, 0.0, 0.03, 0.01])
+    z = bs._spread_constant_differences(x, y, 0.05, 0)
+    d = z - x
+    assert np.array_equal(z[1], y[1])                        # varying: untouched
+    assert np.var(d[0]) > 0 and abs(d[0].sum()) < 1e-12      # symmetric, mean 0 (baycomp's)
+    assert np.all(np.abs(d[0]) < 0.05) and d[0][-1] == 0
+    even = np.c_[x, x[:, :1]]
+    assert bs._spread_constant_differences(even, even, 0.05, 0) is even   # baycomp's own case
+
+
+@pytest.mark.slow
+def test_hierarchical_test_on_five_folds_with_a_tied_data_set():
+    pytest.importorskip("stan")
+    rng = np.random.default_rng(1)
+    x = 0.8 + 0.02 * rng.standard_normal((3, 5))
+    y = x + 0.01 * rng.standard_normal((3, 5))
+    y[1] = x[1]
+    r = bs.compare(x, y, "a", "b", test="hierarchical", rope=0.05, nsamples=2000)
+    assert r.p_rope > 0.5
+
+
+def test_hierarchical_without_pystan_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
+    from frcli.cli import main
+
+    pytest.importorskip("baycomp")
+    monkeypatch.setitem(sys.modules, "stan", None)          # as if pystan were not installed
+    src = tmp_path / "scores.csv"
+    _tidy(n_ds=3, splits=4).to_csv(src, index=False)
+    assert main(["stats", str(src), "--measure", "rf1_max", "--bayes", "hierarchical"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "pip install pystan" in err
+    assert "signed-rank needs no Stan" in err

@@ -33,7 +33,7 @@ import warnings
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -344,8 +344,13 @@ class PCTForest:
         self.jobs = max(1, int(jobs))
 
     def fit(self, dataset: Dataset, *, rf_score: bool = False, per_target: bool = False,
-            keep_values: bool = True) -> "PCTForest":
-        """Grow the trees; ``rf_score`` also computes the OOB permutation score."""
+            keep_values: bool = True, tree_range: tuple[int, int] | None = None
+            ) -> "PCTForest":
+        """Grow the trees; ``rf_score`` also computes the OOB permutation score.
+
+        ``tree_range=(a, b)`` grows only trees a..b-1 of this forest (each tree draws from its
+        own seed, word t of ``SeedSequence(seed)``, so the pieces are the forest's trees; see
+        ``forest_scores_sizes``)."""
         _forest, _ = _ext()
         if rf_score and not self.bootstrap:
             raise ConfigError("the Random Forest score needs out-of-bag examples: use "
@@ -363,6 +368,8 @@ class PCTForest:
             np.int32)
         mf = resolve_max_features(self.max_features, F, self.ensemble)
         seeds = np.random.SeedSequence(self.seed).generate_state(self.trees, dtype=np.uint64)
+        if tree_range is not None:
+            seeds = np.ascontiguousarray(seeds[tree_range[0]:tree_range[1]])
         # features beyond 2**64 in magnitude: scaled exactly (thresholds and extra-trees
         # draws scale with them), so a range max - min cannot overflow
         self.x_exp_ = exponents(dataset.X, small=False)
@@ -376,7 +383,8 @@ class PCTForest:
             Xt, ncat, spec.C, spec.a, spec.mode, spec.indptr, spec.indices, spec.est0,
             spec.col_group, G, seeds, mf, self.min_leaf, self.ensemble == "et",
             self.bootstrap, keep_values, self.jobs, rf_score=rf_score, err_spec=err,
-            per_target=per_target and G > 0, progress=progress.slots(self.trees, "trees grown"),
+            per_target=per_target and G > 0,
+            progress=progress.slots(len(seeds), "trees grown"),
             random_ties=self.ties == "random")
         spec.raw = None              # the model keeps weights and offsets, not the data
         spec.truth_cols = []
@@ -639,24 +647,117 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
     out["meta"].update(meta)
     out["timings"] = {"w_cv_s": t1 - t0, "forest_s": time.perf_counter() - t1}
     if key is not None:
-        _FOREST_CACHE.clear()        # one entry: the forest just grown, with every score
-        _FOREST_CACHE[key] = {"has_rf": rf_variant if rf_score else False,
-                              "out": copy.deepcopy(out)}
+        _remember(key, {"has_rf": rf_variant if rf_score else False,
+                        "out": copy.deepcopy(out)})
     return out
 
 
-# The last forest's scores: the Symbolic, Genie3 and RF-score rankers of one ensemble (same
+def forest_scores_sizes(dataset: Dataset, ensemble: str = "rf", *, sizes: Sequence[int],
+                        max_features: Any = None, min_leaf: float = 2.0,
+                        bootstrap: bool | None = None, w: float | str | None = None,
+                        w0: float = 0.75, symbolic_weight: float | str = 0.5,
+                        rf_score: bool | None = None, per_target: bool = True,
+                        ties: str = "first", rf_variant: str = "thesis", seed: int = 0,
+                        jobs: int = 1) -> dict[int, dict[str, Any]]:
+    """``{n: forest_scores(..., trees=n)}`` for every n in ``sizes``, from one growth.
+
+    Tree t draws only from its own seed (word t of ``SeedSequence(seed)``, whose words do not
+    depend on how many are drawn), so the n-tree forest is the first n trees of the largest
+    one: the forest is grown once, in pieces up to each size, and scored at each (ensemble
+    saturation studies, MLC paper T:4895-4990, HMLC paper T:5765-5790). Symbolic and Genie3
+    equal the separately grown forests exactly; the RF score and the per-target sums are
+    added piece by piece, so they may differ in the last bits. ``timings["forest_s"]`` of size
+    n is the time to grow and score the first n trees. Semi-supervised forests (whose w is
+    chosen by a CV that depends on the size) and CLUS's RF score (``rf_variant="clus"``, a
+    pass over each forest's kept values) are grown separately per size.
+    """
+    import time
+    sizes = sorted({int(n) for n in sizes})
+    if not sizes or sizes[0] < 1:
+        raise ConfigError("forest sizes must be integers >= 1")
+    kw = dict(max_features=max_features, min_leaf=min_leaf, bootstrap=bootstrap, w=w, w0=w0,
+              symbolic_weight=symbolic_weight, rf_score=rf_score, per_target=per_target,
+              ties=ties, rf_variant=rf_variant, seed=seed, jobs=jobs)
+    base = dataset.supervised_view(f"the {ensemble} ensemble")
+    boot = (ensemble != "et") if bootstrap is None else bool(bootstrap)
+    rf = boot if rf_score is None else bool(rf_score)
+    if (len(sizes) == 1 or (rf and rf_variant != "thesis")
+            or (base.task != "unsupervised" and not bool(np.all(base.labeled)))):
+        return {n: forest_scores(dataset, ensemble, trees=n, **kw) for n in sizes}
+    key = (_cache_key(dataset, ensemble, tuple(sizes), max_features, min_leaf, bootstrap, w,
+                      w0, symbolic_weight, per_target, ties, seed, "sizes") if _REUSE else None)
+    hit = _FOREST_CACHE.get(key) if key is not None else None
+    if hit is not None and (not rf or hit["has_rf"] == "thesis"):
+        out = copy.deepcopy(hit["out"])
+        for o in out.values():
+            o["meta"]["forest_reused"] = True
+        return out
+    t0 = time.perf_counter()
+    model = PCTForest(ensemble, trees=sizes[-1], max_features=max_features,
+                      min_leaf=min_leaf, bootstrap=bootstrap, w0=w0, ties=ties, seed=seed,
+                      jobs=jobs)
+    trees: list = []
+    sums: dict[str, Any] = {}
+    out: dict[int, dict[str, Any]] = {}
+    start = 0
+    for n in sizes:
+        model.fit(base, rf_score=rf, per_target=per_target, keep_values=False,
+                  tree_range=(start, n))
+        trees.extend(model.trees_)
+        for k, v in model._res.items():
+            if k != "trees" and v is not None:
+                sums[k] = v + sums[k] if k in sums else np.array(v, copy=True)
+        model.trees_ = list(trees)
+        model._res = {k: (v.copy() if isinstance(v, np.ndarray) else v)
+                      for k, v in sums.items()}
+        o = model.scores(symbolic_weight)
+        o["timings"] = {"w_cv_s": 0.0, "forest_s": time.perf_counter() - t0}
+        o["meta"]["nested_sizes"] = list(sizes)
+        out[n] = o
+        start = n
+    if key is not None:
+        _remember(key, {"has_rf": "thesis" if rf else False, "out": copy.deepcopy(out)})
+    return out
+
+
+# Recent forests' scores: the Symbolic, Genie3 and RF-score rankers of one ensemble (same
 # data, parameters and seed, as the experiment runner plans them) then grow it only once.
 # Off unless a caller asks (``reuse_forests()``), so a plain ``rank`` always grows its forest.
 _FOREST_CACHE: dict[str, dict[str, Any]] = {}
+# The entries hold scores, not trees; several are kept so that the per-target forests of a
+# ``-str`` ranking are shared too (one entry per target), bounded by count and by bytes.
+_CACHE_ENTRIES = 256
+_CACHE_BYTES = 64 << 20
+
+
+def _nbytes(obj: Any) -> int:
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, dict):
+        return sum(_nbytes(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_nbytes(v) for v in obj)
+    return 64
+
+
+def _remember(key: str, entry: dict[str, Any]) -> None:
+    """Add an entry, dropping the oldest beyond the count or byte bound."""
+    _FOREST_CACHE.pop(key, None)
+    entry["nbytes"] = _nbytes(entry["out"])
+    _FOREST_CACHE[key] = entry
+    total = sum(e["nbytes"] for e in _FOREST_CACHE.values())
+    while len(_FOREST_CACHE) > 1 and (len(_FOREST_CACHE) > _CACHE_ENTRIES
+                                      or total > _CACHE_BYTES):
+        oldest = next(iter(_FOREST_CACHE))
+        total -= _FOREST_CACHE.pop(oldest)["nbytes"]
 _REUSE = False
 
 
 @contextlib.contextmanager
 def reuse_forests():
     """Within this block, ``forest_scores`` serves a repeated request (same data, parameters
-    and seed; an RF-score request only from a forest that has it) from the last forest it
-    grew in such a block (the entry outlives the block: the experiment runner enters one per
+    and seed; an RF-score request only from a forest that has it) from the recent forests it
+    grew in such a block (the entries outlive the block: the experiment runner enters one per
     task, and consecutive tasks of one ensemble share the forest)."""
     global _REUSE
     old, _REUSE = _REUSE, True

@@ -314,6 +314,27 @@ def _conflicts(store: Store, plan: Plan, done: dict) -> list[str]:
     return out
 
 
+def _forest_groups(tasks: Iterable[Task]) -> Iterator[list[Task]]:
+    """Tasks that share a forest (one data split, one ensemble: the Symbolic, Genie3 and
+    RF-score rankers, plan.seed_key), so one worker grows it once. Streamed: the plan yields
+    a split's tasks together, so only one split's tasks are held at a time."""
+    from frcli.experiment.plan import seed_key
+
+    block: tuple | None = None
+    groups: dict[str, list[Task]] = {}
+    for t in tasks:
+        b = (t.dataset.name, t.split, t.labeled)
+        if b != block:
+            yield from groups.values()
+            block, groups = b, {}
+        groups.setdefault(seed_key(t.ranker.method), []).append(t)
+    yield from groups.values()
+
+
+def _run_group(tasks: list[Task], threads: int) -> list[dict[str, Any]]:
+    return [run_task(t, threads) for t in tasks]
+
+
 def _iter_local(tasks: Iterable[Task], jobs: int, threads: int) -> Iterator[tuple[Task, dict]]:
     if jobs <= 1:
         for t in tasks:
@@ -325,25 +346,26 @@ def _iter_local(tasks: Iterable[Task], jobs: int, threads: int) -> Iterator[tupl
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
                              initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-        # a bounded window of submitted tasks: a large plan streams through the pool
-        # instead of being pickled into it up front
-        pending = iter(tasks)
+        # a bounded window of submitted forest groups: a large plan streams through the
+        # pool instead of being pickled into it up front
+        pending = _forest_groups(tasks)
         futs: dict = {}
 
         def fill() -> None:
             while len(futs) < 4 * jobs:
-                t = next(pending, None)
-                if t is None:
+                g = next(pending, None)
+                if g is None:
                     return
-                futs[pool.submit(run_task, t, threads)] = t
+                futs[pool.submit(_run_group, g, threads)] = g
 
         try:
             fill()
             while futs:
                 finished, _ = wait(list(futs), return_when=FIRST_COMPLETED)
                 for f in finished:
-                    t = futs.pop(f)
-                    yield t, f.result()
+                    g = futs.pop(f)
+                    for t, res in zip(g, f.result()):
+                        yield t, res
                 fill()
         except BaseException:
             for f in futs:

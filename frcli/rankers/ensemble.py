@@ -148,6 +148,7 @@ class EnsembleRanker(Ranker):
 
     tasks = TASKS
     description = "PCT-ensemble scores: Symbolic, Genie3, Random Forest (permutation)"
+    grid_params = ("trees",)     # a list of sizes: one nested forest (rank_grid)
     params = (
         Param("trees", parse_int, 100, "number of trees", lambda v: 1 <= v <= MAX_TREES,
               f"must be in 1..{MAX_TREES}"),
@@ -246,6 +247,27 @@ class EnsembleRanker(Ranker):
         self._check_memory(dataset, grid)
         return grid
 
+    def rank(self, dataset: Dataset, params=None, *, seed: int = 0,
+             jobs: int = 1) -> list[Ranking]:
+        """As ``Ranker.rank``, in the plain loop's order (``trees``, the first parameter,
+        outermost) although the sizes are served together (``rank_grid``)."""
+        out = super().rank(dataset, params, seed=seed, jobs=jobs)
+        n_t = len(self.validate(dataset, params)["trees"])
+        n_o = len(out) // n_t
+        return [out[o * n_t + t] for t in range(n_t) for o in range(n_o)]
+
+    def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
+                  grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
+        """A list of ``trees`` is served by one nested forest (the n-tree forest is the first
+        n trees of the largest, ``forest_scores_sizes``): a saturation study costs its largest
+        size."""
+        sizes = grid["trees"]
+        if len(sizes) == 1:
+            return super().rank_grid(dataset, fixed, grid, seed=seed, jobs=jobs)
+        by_size = self._rank_sizes(dataset, {**fixed, "trees": max(sizes)}, sizes,
+                                   seed=seed, jobs=jobs)
+        return [by_size[int(n)] for n in sizes]
+
     def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
         """Refuse before growing a forest that cannot fit in memory (the largest of the
         grid: most trees, smallest leaves; one forest at a time, -str included)."""
@@ -263,7 +285,12 @@ class EnsembleRanker(Ranker):
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
-        from frcli.engines.forest import forest_scores
+        return self._rank_sizes(dataset, params, [params["trees"]], seed=seed,
+                                jobs=jobs)[params["trees"]]
+
+    def _rank_sizes(self, dataset: Dataset, params: dict[str, Any], sizes, *, seed: int,
+                    jobs: int) -> dict[int, Ranking]:
+        from frcli.engines.forest import forest_scores, forest_scores_sizes
 
         t0 = time.perf_counter()
         # rows without targets: semi-supervised only when asked (else dropped, one warning)
@@ -276,38 +303,60 @@ class EnsembleRanker(Ranker):
         mf = auto["max_features"] if params["max_features"] == "default" else \
             params["max_features"]
         leaf = auto["min_leaf"] if params["min_leaf"] == "auto" else float(params["min_leaf"])
-        kw = dict(trees=params["trees"], max_features=mf,
+        kw = dict(max_features=mf,
                   min_leaf=leaf, bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
                   ties=params["ties"], rf_score=self.score == "rf",
                   rf_variant=params.get("rf_variant", "thesis"), seed=seed, jobs=jobs)
+        sizes = sorted({int(n) for n in sizes})
+
+        def grow(data: Dataset, per_target: bool) -> dict[int, dict[str, Any]]:
+            if len(sizes) == 1:
+                return {sizes[0]: forest_scores(data, ensemble, trees=sizes[0],
+                                                per_target=per_target, **kw)}
+            return forest_scores_sizes(data, ensemble, sizes=sizes,
+                                       per_target=per_target, **kw)
+
         key = self.score
         if key == "genie3" and params.get("genie3_scale") == "raw":
             key = "genie3_raw"
-        meta: dict[str, Any] = {"ensemble": ensemble, "score": self.score,
-                                "task": dataset.task}
-        timings: dict[str, float] = {}
+        out = {}
         if self.str_variant:
-            imp, per_target, names, sub_meta = self._str(dataset, ensemble, key, kw)
-            meta["per_target_meta"] = sub_meta
+            by_size = self._str(dataset, key, grow)
         else:
-            res = forest_scores(dataset, ensemble, per_target=True, **kw)
-            imp = res[key]
-            per_target = res.get(f"{key}_per_target")
-            names = res["target_names"] if per_target is not None else None
-            meta.update(res["meta"])
-            timings.update(res["timings"])
-        # record the effective settings (what "default"/"auto" meant here)
-        used = {**params, "bootstrap": boot, "max_features": mf, "min_leaf": leaf}
-        return Ranking(self.method, dataset.feature_names, imp, used,
-                       per_target=per_target, target_names=names,
-                       timings={**timings, "rank_s": time.perf_counter() - t0}, meta=meta)
+            by_size = grow(dataset, True)
+        for n in sizes:
+            meta: dict[str, Any] = {"ensemble": ensemble, "score": self.score,
+                                    "task": dataset.task}
+            timings: dict[str, float] = {}
+            if self.str_variant:
+                imp, per_target, names, sub_meta, secs = by_size[n]
+                meta["per_target_meta"] = sub_meta
+                rank_s = secs
+            else:
+                res = by_size[n]
+                imp = res[key]
+                per_target = res.get(f"{key}_per_target")
+                names = res["target_names"] if per_target is not None else None
+                meta.update(res["meta"])
+                timings.update(res["timings"])
+                rank_s = (time.perf_counter() - t0 if len(sizes) == 1
+                          else res["timings"]["forest_s"])
+            # record the effective settings (what "default"/"auto" meant here)
+            used = {**params, "trees": n, "bootstrap": boot, "max_features": mf,
+                    "min_leaf": leaf}
+            out[n] = Ranking(self.method, dataset.feature_names, imp, used,
+                             per_target=per_target, target_names=names,
+                             timings={**timings, "rank_s": rank_s}, meta=meta)
+        return out
 
-    def _str(self, ds: Dataset, ensemble: str, key: str, kw: dict[str, Any]):
-        """One single-target ensemble per target (binary relevance for label tasks)."""
-        from frcli.engines.forest import forest_scores
-
-        rows, names, metas = [], ds.target_names, []
+    def _str(self, ds: Dataset, key: str, grow):
+        """One single-target ensemble per target (binary relevance for label tasks);
+        {size: (importances, per-target, names, metas, seconds)}."""
+        rows: dict[int, list] = {}
+        metas: dict[int, list] = {}
+        secs: dict[int, float] = {}
+        names = ds.target_names
         for j in range(ds.n_targets):
             if ds.is_label_task:
                 sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task="mlc", hierarchy=None,
@@ -317,9 +366,14 @@ class EnsembleRanker(Ranker):
                         else "regression")
                 sub = dataclasses.replace(ds, Y=ds.Y[:, [j]], task=task,
                                           targets=[ds.targets[j]] if ds.targets else [])
-            res = forest_scores(sub, ensemble, per_target=key == "genie3_raw", **kw)
-            rows.append(res[key])
-            metas.append(res["meta"])
-        per_target = np.vstack(rows)
-        names = [names[j] if j < len(names) else f"target{j + 1}" for j in range(len(rows))]
-        return per_target.mean(axis=0), per_target, names, metas
+            for n, res in grow(sub, key == "genie3_raw").items():
+                rows.setdefault(n, []).append(res[key])
+                metas.setdefault(n, []).append(res["meta"])
+                # target j's forest: grown (nested sizes: up to n trees) and scored
+                secs[n] = secs.get(n, 0.0) + sum(res["timings"].values())
+        out = {}
+        for n, r in rows.items():
+            per_target = np.vstack(r)
+            nm = [names[j] if j < len(names) else f"target{j + 1}" for j in range(len(r))]
+            out[n] = (per_target.mean(axis=0), per_target, nm, metas[n], secs[n])
+        return out

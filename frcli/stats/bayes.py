@@ -131,6 +131,7 @@ def compare(x: np.ndarray, y: np.ndarray, a: str, b: str, *, test: str = "hierar
                                  random_state=seed)
     else:
         _check_stan(bc)
+        y = _spread_constant_differences(x, y, rope, seed)
         try:
             with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), _quiet():
                 # baycomp pickles its last sample into the working directory: keep it out
@@ -138,7 +139,7 @@ def compare(x: np.ndarray, y: np.ndarray, a: str, b: str, *, test: str = "hierar
                                            chains=chains, random_state=seed)
         except Exception as e:  # noqa: BLE001 - Stan's build or sampler failed: say so in a line
             msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            raise UserError(f"the hierarchical test could not run Stan ({type(e).__name__}"
+            raise UserError(f"the hierarchical test failed in baycomp/Stan ({type(e).__name__}"
                             f"{': ' + msg[:160] if msg else ''}); --bayes signed-rank needs no "
                             "Stan") from None
     res.sample = np.asarray(post.sample)
@@ -146,23 +147,49 @@ def compare(x: np.ndarray, y: np.ndarray, a: str, b: str, *, test: str = "hierar
     return res
 
 
+def _spread_constant_differences(x: np.ndarray, y: np.ndarray, rope: float,
+                                 seed: int) -> np.ndarray:
+    """baycomp's own guard for a data set whose differences y - x are all equal (zero
+    variance breaks the Stan model): it replaces them by n//2 uniform draws in (-rope, rope)
+    and their negatives, which fails for an odd number of scores (baycomp 1.0.3 assigns n//2
+    values to n - n//2 slots: a ValueError on 1 x 5-fold CV). Do the same replacement here
+    with a middle 0 for the odd one, so baycomp's guard never fires."""
+    d = y - x
+    n = d.shape[1]
+    if n % 2 == 0 or not np.any(np.var(d, axis=1) == 0):
+        return y
+    rng = np.random.default_rng(seed)
+    y = y.copy()
+    h = n // 2
+    for i in np.flatnonzero(np.var(d, axis=1) == 0):
+        u = rng.uniform(-rope, rope, h) if rope > 0 else rng.uniform(-1e-6, 1e-6, h)
+        y[i] = x[i] + np.concatenate([u, -u, [0.0]])
+    return y
+
+
 def _check_stan(bc) -> None:
-    """Refuse in one line, before any work, when Stan cannot run the hierarchical model:
-    pystan missing, or httpstan's cache holding an interrupted build of baycomp's model (the
-    compiled module without its ``stderr.log``, which makes every later build request fail
-    with an HTTP 500 that pystan cannot even parse). The first build compiles the model with a
-    C++ compiler (minutes; once per machine)."""
+    """Make sure Stan can run the hierarchical model, or refuse in one line before any work.
+
+    pystan missing: name it. The model not compiled yet: compile it here, through httpstan's
+    own module functions (what its build request does), because pystan's HTTP client gives
+    up after 5 minutes while the first build of this model takes 3-20 minutes of C++ (measured
+    19 min on the shared 2-core machine); the request then fails with a TimeoutError and
+    leaves the cache without ``stderr.log``. A cached module without that file (such an
+    interrupted build) makes every later request fail with an HTTP 500 that pystan cannot even
+    parse: refuse, naming the folder to delete.
+    """
     try:
         import httpstan.cache
         import httpstan.models
         import stan  # noqa: F401
     except ImportError:
-        raise UserError("the hierarchical test needs pystan (pip install pystan); "
-                        "--bayes signed-rank needs no Stan") from None
-    code = os.path.join(os.path.dirname(bc.__file__), "hierarchical-t-test.stan")
+        raise UserError("the hierarchical test needs pystan and a C++ compiler (pip install "
+                        "pystan); --bayes signed-rank needs no Stan") from None
+    code_path = os.path.join(os.path.dirname(bc.__file__), "hierarchical-t-test.stan")
     try:
-        with open(code, encoding="utf-8") as fh:
-            name = httpstan.models.calculate_model_name(fh.read())
+        with open(code_path, encoding="utf-8") as fh:
+            code = fh.read()
+        name = httpstan.models.calculate_model_name(code)
         folder = httpstan.cache.model_directory(name)
     except Exception:  # noqa: BLE001 - another baycomp/httpstan layout: let Stan decide
         return
@@ -171,6 +198,33 @@ def _check_stan(bc) -> None:
         raise UserError(f"Stan's cached build of the hierarchical model in {folder} is "
                         "incomplete (an interrupted build); delete that folder and run again "
                         "(the first run compiles it, several minutes)")
+    if not built:
+        _build_stan_model(code, name)
+
+
+def _build_stan_model(code: str, name: str) -> None:
+    """Compile baycomp's Stan model into httpstan's cache, as httpstan's build view does
+    (stanc, then the C++ extension, then ``stderr.log`` that marks the build complete)."""
+    import asyncio
+    import sys
+
+    import httpstan.cache
+    import httpstan.compile
+    import httpstan.models
+
+    print("compiling Stan's hierarchical model once for this machine (minutes) ...",
+          file=sys.stderr, flush=True)
+    try:
+        httpstan.cache.delete_model_directory(name)
+        _, warnings_ = httpstan.compile.compile(code, f"model_{name.split('/')[1]}")
+        httpstan.cache.dump_stanc_warnings(warnings_, name)
+        with _quiet():
+            out = asyncio.run(httpstan.models.build_services_extension_module(code))
+        httpstan.cache.dump_services_extension_module_compiler_output(out, name)
+    except Exception as e:  # noqa: BLE001 - no compiler, no memory...: one line
+        msg = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
+        raise UserError(f"could not compile Stan's hierarchical model ({msg}); it needs a C++ "
+                        "compiler (g++ or clang++); --bayes signed-rank needs no Stan") from None
 
 
 def _correlated(bc, x: np.ndarray, y: np.ndarray, rope: float, runs: int):

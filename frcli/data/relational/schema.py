@@ -189,8 +189,9 @@ def read_schema_dataset(path: str | Path, name: str | None = None) -> Relational
                 numeric = col not in s["nominal"] and all(_isnum(v) for _, v in cells)
                 vt = f"{'numeric' if numeric else 'nominal'}:{tname}.{col}"
                 kinds[vt] = "numeric" if numeric else "nominal"
-            for _, v in cells:
-                values.setdefault(vt, []).append(v)
+            values.setdefault(vt, [])     # a column with no known value: a relation with
+            for _, v in cells:            # no facts over an empty domain (issue 9)
+                values[vt].append(v)
             if tname == ttab and col == tcol:
                 if kinds[vt] != "nominal":
                     kinds[vt] = "nominal"      # a class column, even if its labels are numbers
