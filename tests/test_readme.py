@@ -54,7 +54,7 @@ p = pathlib.Path(frcli.__file__).resolve().parents[1]
 sys.exit(0 if p == pathlib.Path("{REPO}") else f"frcli is imported from {{p}}, not {REPO}")'
     ;;
   test|test-all)
-    "$real" -n -C "{REPO}" "$@" PYTHON="{sys.executable}" | grep -q pytest
+    "$real" -n -C "{REPO}" "$@" PYTHON="{sys.executable}" | grep pytest >/dev/null
     ;;
   *)
     exec "$real" "$@"
