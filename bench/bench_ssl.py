@@ -11,7 +11,8 @@ section of docs/benchmarks.md; issue 12, Performance).
 2. **P-UNS time.** Every ranker of ``configs/unsupervised.yaml`` on one training fold (9/10 of
    the rows) of each chosen set, in process, one job; x 10 folds / 2 gives the study's
    ranking time with ``--jobs 2`` on an otherwise idle 2-core machine (the kNN evaluation is
-   measured by the study itself, see docs/reproduction.md). Goal: the whole study within 60
+   measured by the study itself, see docs/reproduction.md). As in the runner, Genie3 and the
+   RF score share one forest (``shared_forests``; the RF score is planned first). Goal: the whole study within 60
    minutes with ``--jobs 2``.
 
 Usage: ``python bench/bench_ssl.py [--repeat 3] [--sets colon,GLIOMA,...] [--no-puns]``
@@ -91,6 +92,7 @@ def puns(sets: list[str]) -> list[dict]:
     from frcli.data.splits import kfold_splits
     from frcli.experiment.config import load_config
     from frcli.experiment.executor import load_spec
+    from frcli.rankers.ensemble import shared_forests
     from frcli.rankers.registry import get_ranker
 
     cfg = load_config(ROOT / "configs" / "unsupervised.yaml")
@@ -102,7 +104,7 @@ def puns(sets: list[str]) -> list[dict]:
         train = kfold_splits(data.n_examples, cfg.protocol.folds, cfg.protocol.seed)[0][0]
         part = data.subset(train)
         times = {}
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), shared_forests():   # one forest, as the runner
             warnings.simplefilter("ignore")
             for r in cfg.rankers:
                 t0 = time.perf_counter()
@@ -155,13 +157,21 @@ def render(ssl: list[dict], uns: list[dict], repeat: int, argv: str,
     if uns:
         total = sum(r["study_min"] for r in uns)
         out += ["**P-UNS ranking time** (every ranker of `configs/unsupervised.yaml` on one "
-                "training fold, one job; x 10 folds / 2 = the study with `--jobs 2`).", "",
-                "| data | rows x features | one fold, all rankers (s) | slowest ranker | "
-                "study, --jobs 2 (min) |", "|---|---|---|---|---|"]
+                "training fold, one job; x 10 folds / 2 = the study with `--jobs 2`). As in "
+                "`frcli experiment`, Genie3 and the RF score come from one forest (grown by "
+                "the RF-score ranker, which also permutes its out-of-bag rows; Genie3 reads "
+                "the same forest).", "",
+                "| data | rows x features | one fold, all rankers (s) | forest: RF score + "
+                "Genie3 (s) | URelief (s) | Laplace + SPEC + MCFS (s) | study, --jobs 2 (min) |",
+                "|---|---|---|---|---|---|---|"]
         for r in uns:
+            t = r["times"]
+            forest = t.get("rf-et", 0.0) + t.get("genie3-et", 0.0)
+            spectral = sum(t.get(m, 0.0) for m in ("laplacian", "spec", "mcfs"))
             out.append(f"| {r['set']} | {r['rows']} x {r['features']} | {r['fold_s']:.1f} | "
-                       f"{r['slowest']} ({r['times'][r['slowest']]:.1f} s) | "
-                       f"{r['study_min']:.1f} |")
+                       f"{forest:.1f} ({t.get('rf-et', 0.0):.1f} + "
+                       f"{t.get('genie3-et', 0.0):.1f}) | {t.get('relief', 0.0):.1f} | "
+                       f"{spectral:.1f} | {r['study_min']:.1f} |")
         out += ["", f"Sum over these {len(uns)} sets: {total:.0f} minutes of ranking with "
                 "`--jobs 2` (goal: the whole study within 60)."]
         missing = [t for t in all_sets if t not in {r['set'] for r in uns}]
