@@ -177,8 +177,15 @@ def split(quick: bool, repeat: int = 1) -> list[dict]:
                 row = dict(runs[side][order[(len(order) - 1) // 2]])
                 row["whole_range"] = [min(wholes), max(wholes)]
                 row["runs"] = len(wholes)
+                row["load_average"] = os.getloadavg()[0]
+                row["commit"] = _commit()
                 rows.append(row)
     return rows
+
+
+def _commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                          capture_output=True, text=True).stdout.strip()
 
 
 def _whole_cpu(r: dict) -> float:
@@ -404,13 +411,14 @@ def split_section(rows: list[dict], args) -> str:
     """The ``## Where ReliefE's time goes`` section (``--split``)."""
     import platform
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = rows[-1].get("commit") or _commit()     # the measured commit, when recorded
     reps = max(r.get("runs", 1) for r in rows)
     out = [f"`python bench/bench_reliefe.py --split{' --quick' if args.quick else ''} --repeat "
            f"{args.repeat}` (part of `make bench-reliefe`; commit {commit}, Python "
-           f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f} on 2 cores at "
-           "the end). The embedded whole command of each side in one fresh process, phase by "
+           f"{platform.python_version()}"
+           + (f", load average {rows[-1]['load_average']:.1f} on 2 cores at the end"
+              if "load_average" in rows[-1] else "")
+           + "). The embedded whole command of each side in one fresh process, phase by "
            "phase: start-up (interpreter, our CLI module / numpy and liac-arff), loading the "
            "ARFF, importing umap-learn (with pynndescent, numba and scikit-learn: the same "
            "library on both sides; ours holds back the pandas import scikit-learn makes and "
