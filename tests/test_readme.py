@@ -54,7 +54,9 @@ p = pathlib.Path(frcli.__file__).resolve().parents[1]
 sys.exit(0 if p == pathlib.Path("{REPO}") else f"frcli is imported from {{p}}, not {REPO}")'
     ;;
   test|test-all)
-    "$real" -n -C "{REPO}" "$@" PYTHON="{sys.executable}" | grep -q pytest
+    # captured first: grep -q stopping at its first match would SIGPIPE make (exit 141)
+    plan=$("$real" -n -C "{REPO}" "$@" PYTHON="{sys.executable}")
+    grep -q pytest <<<"$plan"
     ;;
   *)
     exec "$real" "$@"
