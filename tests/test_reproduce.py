@@ -126,8 +126,9 @@ def test_run_times_section_is_current():
     """The Run times section equals what the sections' stamps and the study declarations
     give (`python -m reproduce --times` rewrites it; every section write refreshes it)."""
     text = fw.DOC.read_text(encoding="utf-8")
-    assert not fw.stale_diff(fw.section(text, fw.SUMMARY), fw.summary(text, fw.studies()),
-                             fw.SUMMARY)
+    diff = fw.stale_diff(fw.section(text, fw.SUMMARY), fw.summary(text, fw.studies()),
+                         fw.SUMMARY)
+    assert not diff, f"regenerate with `python -m reproduce --times` and commit:\n{diff}"
 
 
 def test_run_times_read_stamps_subsets_and_shared_stores():
