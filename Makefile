@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-plain test-all bench bench-relational bench-scaling reproduce lint clean
+.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl reproduce lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -55,6 +55,12 @@ bench-relational:
 # 2-core machine with the default 100 trees; ARGS="--trees 20" for a quicker run.
 bench-scaling:
 	nice -n 10 $(PYTHON) bench/bench_scaling.py $(ARGS)
+
+# SSL-Relief tuning vs one untuned run, and the P-UNS study's ranking time
+# (docs/benchmarks.md "## Semi-supervised and unsupervised"). About 20 minutes on a quiet
+# 2-core machine; ARGS="--sets colon,GLIOMA" for a quicker run.
+bench-ssl:
+	nice -n 10 $(PYTHON) bench/bench_ssl.py $(ARGS)
 
 # Every generated section of docs/reproduction.md (resumable; see reproduce/README.md).
 JOBS ?= 2

@@ -100,10 +100,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None, debug: bool) -> int:
-    from frcli.errors import UserError
+    from frcli.errors import Terminated, UserError
 
     try:
         rc = app(args=argv, prog_name="frcli", standalone_mode=False)
+        if rc == 130:     # typer turns Ctrl-C (and so our SIGTERM) into a silent Exit(130)
+            raise Terminated() if Terminated.received else KeyboardInterrupt()
         if isinstance(rc, int) and rc:  # typer.Exit(code) comes back as a return value
             return rc
     except UserError as e:
@@ -122,6 +124,9 @@ def _run(argv: list[str] | None, debug: bool) -> int:
             return 1
         typer.echo(f"error: {e.filename}: {e.strerror or e}", err=True)
         return 2
+    except Terminated:
+        typer.echo("terminated", err=True)
+        return 143
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         return 130

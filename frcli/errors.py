@@ -1,6 +1,8 @@
 """Error types that decide the exit code: a ``UserError`` is the user's to fix (exit 2)."""
 from __future__ import annotations
 
+import contextlib
+
 
 class UserError(Exception):
     """Bad input: a missing file, a malformed row, an unknown name or value.
@@ -11,6 +13,39 @@ class UserError(Exception):
     """
 
     exit_code = 2
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``) as an exception, raised while a worker pool runs
+    (``sigterm_raises``), so that it unwinds like Ctrl-C: the pool is torn down, the store
+    closed, and the command exits 143 with one line instead of dying with the resource
+    tracker's "leaked semaphore" warnings. ``received``: a SIGTERM came."""
+
+    received = False
+
+
+@contextlib.contextmanager
+def sigterm_raises():
+    """SIGTERM raises ``Terminated`` in the main thread within this block. Only around
+    waiting on worker processes: Python runs signal handlers between bytecodes, so a main
+    thread inside a long Cython kernel would not end until the kernel returns (elsewhere
+    SIGTERM keeps its default: end at once). No-op outside the main thread."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        Terminated.received = True
+        raise Terminated()
+
+    before = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 class DataError(UserError):

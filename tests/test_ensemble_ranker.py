@@ -94,8 +94,10 @@ def test_semi_supervised_rankings(w):
     ssl = ds.with_unlabeled(rng.random(ds.n_examples) < 0.7)
     r = get_ranker("genie3-rf").rank(ssl, {"trees": 30, "w": w}, seed=0)[0]
     assert r.meta["w"] == float(w)
-    if w == "1":      # the supervised counterpart: only labeled rows are grown on
-        sup = get_ranker("genie3-rf").rank(ssl.subset(ssl.labeled), {"trees": 30}, seed=0)[0]
+    if w == "1":      # the supervised counterpart: only labeled rows are grown on (with
+        # equal parameters: by default semi-supervised trees are fully grown, min_leaf 1)
+        sup = get_ranker("genie3-rf").rank(ssl.subset(ssl.labeled),
+                                           {"trees": 30, "min_leaf": 1}, seed=0)[0]
         assert np.array_equal(sup.importances, r.importances)
     if w == "0.5":
         assert top3(r) == PLANTED
@@ -121,7 +123,9 @@ def test_jobs_do_not_change_rankings():
 def test_parameter_errors_are_config_errors():
     ds = planted("mtr", n=60)
     with pytest.raises(ConfigError, match="out-of-bag"):
-        get_ranker("rf-et").rank(ds, {"trees": 2})
+        get_ranker("rf-et").rank(ds, {"trees": 2, "bootstrap": False})
+    # the RF score of extra trees bootstraps by default (it needs out-of-bag rows)
+    assert get_ranker("rf-et").rank(ds, {"trees": 2})[0].params["bootstrap"] is True
     with pytest.raises(ConfigError, match="max_features"):
         get_ranker("genie3-rf").rank(ds, {"max_features": "half"})
     with pytest.raises(ConfigError, match="symbolic_weight"):
@@ -222,7 +226,7 @@ def test_cli_semi_supervised_only_when_asked(method, capsys):
         assert "w" not in plain["meta"] and ssl["meta"]["w"] == 0.5
 
 
-def test_symbolic_weight_only_for_symbolic_and_min_leaf_default_shows_as_int():
+def test_symbolic_weight_only_for_symbolic_and_min_leaf_default_is_per_task():
     ds = planted("mtr", n=40)
     for m in ("genie3-rf", "rf-bagging-str", "genie3-et"):
         r = get_ranker(m)
@@ -231,14 +235,19 @@ def test_symbolic_weight_only_for_symbolic_and_min_leaf_default_shows_as_int():
             r.validate(ds, {"symbolic_weight": 0.5})
     assert "symbolic_weight" in get_ranker("symbolic-et-str").param_spec()
     spec = get_ranker("genie3-rf").param_spec()["min_leaf"]
-    assert str(spec.default) == "2"
-    # values stay floats, so stored run parameters (and their hashes) do not change
-    assert get_ranker("genie3-rf").resolve({})["min_leaf"] == [2.0]
+    assert str(spec.default) == "auto"
+    assert get_ranker("genie3-rf").resolve({})["min_leaf"] == ["auto"]
+    # given values stay floats (weighted examples)
     assert isinstance(get_ranker("genie3-rf").resolve({"min_leaf": 3})["min_leaf"][0], float)
+    # auto: 2 supervised, 1 (fully grown) semi-supervised and unsupervised
+    r = get_ranker("genie3-rf").rank(ds, {"trees": 2})[0]
+    assert r.params["min_leaf"] == 2.0
+    un = planted("unsupervised", n=40)
+    assert get_ranker("genie3-rf").rank(un, {"trees": 2})[0].params["min_leaf"] == 1.0
 
 
 @pytest.mark.parametrize("method, task, params, words", [
-    ("rf-et", "mtr", {}, ["out-of-bag", "bootstrap=true"]),
+    ("rf-et", "mtr", {"bootstrap": False}, ["out-of-bag", "bootstrap=true"]),
     ("rf-rf", "mtr", {"bootstrap": [True, False]}, ["out-of-bag"]),
     ("genie3-rf", "mtr", {"w0": 0.5}, ["'w0'", "hmlc"]),
     ("genie3-rf", "unsupervised", {"w": 0.5}, ["'w'", "needs targets"]),
@@ -265,8 +274,8 @@ def test_ensemble_validate_checks_task_dependent_params_before_growing(
 
 
 def test_list_methods_reads_well():
-    """Every method once; per block its tasks and each parameter with its default;
-    symbolic_weight only in the Symbolic blocks; min_leaf=2, not 2.0."""
+    """Every method once; per block its tasks and each parameter with its default (then
+    the per-task defaults); symbolic_weight only in the Symbolic blocks."""
     from frcli.commands.rank import describe_methods
     from frcli.rankers.registry import method_names
 
@@ -282,14 +291,17 @@ def test_list_methods_reads_well():
     assert sorted(names) == sorted(method_names())
     for methods, lines in blocks:
         assert lines[0].startswith("tasks: ")
-        params = [ln.split()[0] for ln in lines[1:] if ln != "no parameters"]
+        own = [ln for ln in lines[1:] if ln != "no parameters"]
+        if any(ln.startswith("per-task defaults") for ln in own):
+            own = own[:[ln.startswith("per-task defaults") for ln in own].index(True)]
+        params = [ln.split()[0] for ln in own]
         assert all("=" in p for p in params), lines
         if lines[0].startswith("tasks: relational"):   # relational rankers: own defaults
             assert any(p.startswith("lookahead=") for p in params)
             continue
         has_sw = any(p.startswith("symbolic_weight=") for p in params)
-        assert has_sw == methods[0].startswith("symbolic-"), methods
-        if any(p.startswith("min_leaf=") for p in params):
-            assert "min_leaf=2" in params
+        assert has_sw == methods[0].startswith("symbolic"), methods
+        if methods[0].split("-")[0] in ("symbolic", "genie3", "rf"):
+            assert "min_leaf=auto" in params
         if methods[0].endswith("-str"):
             assert "unsupervised" not in lines[0]

@@ -156,7 +156,7 @@ def test_cli_errors_are_one_line(tmp_path):
 @pytest.mark.parametrize("ranker, words", [
     ({"method": "relief", "params": {"distance": "f1"}}, ["'distance'", "task mtr"]),
     ({"method": "relief-str", "params": {"w0": [0.5, 0.75]}}, ["'w0'", "hmlc"]),
-    ({"method": "rf-et", "params": {"trees": 2}}, ["out-of-bag"]),
+    ({"method": "rf-et", "params": {"trees": 2, "bootstrap": False}}, ["out-of-bag"]),
 ])
 def test_params_that_do_not_fit_a_data_set_fail_before_the_store_exists(tmp_path, ranker,
                                                                        words):

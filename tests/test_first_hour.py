@@ -119,8 +119,10 @@ def test_version_and_flags_without_values(capsys):
 def test_one_label_function():
     from frcli.rankers.labels import full_label, labels, method_label
 
-    assert method_label("relief", {"iterations": 1.0, "neighbours": 15, "sigma": 0.0}) == "relief"
-    assert method_label("genie3-rf", {"trees": 50, "min_leaf": 2.0}) == "genie3-rf(trees=50)"
+    assert method_label("relief", {"iterations": 1.0, "neighbours": "auto", "sigma": 0.0}) \
+        == "relief"
+    assert method_label("relief", {"neighbours": 15}) == "relief(neighbours=15)"
+    assert method_label("genie3-rf", {"trees": 50, "min_leaf": "auto"}) == "genie3-rf(trees=50)"
     rows = [("relief", {"neighbours": 5}), ("relief", {"neighbours": 15}), ("uniform", {})]
     assert labels(rows) == ["relief(neighbours=5)", "relief(neighbours=15)", "uniform"]
     assert labels([("x", {"a": 1}), ("x", {"a": 1.0})])[0] == "x"   # unknown: varying only

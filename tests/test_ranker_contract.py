@@ -194,7 +194,10 @@ def _no_engine(monkeypatch):
     ("mlc", {"weights": "mean"}, ["'weights'", "hmlc"]),
     ("unsupervised", {"per_target": True}, ["'per_target'", "needs targets"]),
     ("unsupervised", {"influence_far": 0.2}, ["'influence_far'", "needs targets"]),
-    ("mtr", {"influence_far": 0.9, "influence_near": 0.8}, ["influence_far", "<="]),
+    ("mtr", {"influence": "fixed", "influence_far": 0.9, "influence_near": 0.8},
+     ["influence_far", "<="]),
+    ("mtr", {"influence_far": 0.2}, ["'influence_far'", "influence=auto", "influence=fixed"]),
+    ("unsupervised", {"neighbours": "cv"}, ["neighbours=cv", "'unsupervised'"]),
     ("mtr", {"ssl_w0": 0.2}, ["unknown parameter 'ssl_w0'", "influence_near"]),
 ])
 def test_relief_validate_rejects_params_that_do_not_fit_the_task(monkeypatch, task, params,

@@ -294,3 +294,46 @@ def test_workers_die_with_their_parent(tmp_path, sig):
         for k in [p.pid, *kids]:
             if _alive(k):
                 os.kill(k, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_ends_at_once_in_one_line_and_keeps_finished_runs(tmp_path):
+    """``kill PID`` (SIGTERM) of ``frcli experiment --jobs 2`` while both workers are busy
+    with long tasks: exit 143 within seconds (not after the running tasks), one line on
+    stderr (no resource-tracker "leaked semaphore" warnings), workers gone, the finished
+    runs stored and readable."""
+    cfg = _cfg(tmp_path, repeats=4, rankers=["uniform",
+                                             {"method": "slow", "params": {"delay": 120.0}}])
+    db = tmp_path / "out" / "x" / "results.sqlite"
+    p = _slow_cli(tmp_path, "experiment", str(cfg), "--no-progress", "--jobs", "2")
+    kids: list[int] = []
+    try:
+        deadline = time.time() + 240              # spawned workers import slowly under load
+        stored = 0
+        while time.time() < deadline and p.poll() is None:
+            kids = [k for k in _children(p.pid) if k not in kids] + kids
+            try:
+                stored = _runs(db) if db.is_file() else 0
+            except sqlite3.Error:
+                stored = 0
+            if stored >= 2:                    # the fast runs are in; both workers sleep
+                break
+            time.sleep(0.1)
+        if p.poll() is not None or stored < 2:
+            pytest.fail(f"never saw 2 stored runs with the command alive: stored={stored}, "
+                        f"rc={p.poll()}, stderr={p.communicate(timeout=60)[1][-2000:]}")
+        t0 = time.time()
+        os.kill(p.pid, signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        assert time.time() - t0 < 30, err
+        assert p.returncode == 143, err
+        assert err.strip().splitlines() == ["terminated"], err
+        deadline = time.time() + 10
+        while time.time() < deadline and any(_alive(k) for k in kids):
+            time.sleep(0.1)
+        assert not [k for k in kids if _alive(k)]
+        assert _runs(db) >= 2
+    finally:
+        for k in [p.pid, *kids]:
+            if _alive(k):
+                os.kill(k, signal.SIGKILL)

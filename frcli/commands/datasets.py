@@ -119,9 +119,23 @@ def _print_info(info: dict) -> None:
                                    f"several parents"))
     if info.get("split"):
         lines.append(("split", info["split"]))
+    ch = info.get("clustering_hypothesis")
+    if isinstance(ch, dict):
+        extra = (f"; median ARI of 10 runs {ch['ari_median']:.3f} (P-DS)"
+                 if "ari_median" in ch else "")
+        lines.append(("clustering (CH)", f"{ch['ch']:.3f} (P-ML's estimate: k-means, k = "
+                                         f"{ch['k']}, best of {ch['runs']} runs on "
+                                         f"{ch['rows']} labelled rows{extra}; near 0 the "
+                                         "features' clusters say nothing about the targets "
+                                         "and unlabelled rows are unlikely to help)"))
+    elif isinstance(ch, str):
+        lines.append(("clustering (CH)", ch))
     w = max(len(k) for k, _ in lines)
     for k, v in lines:
         typer.echo(f"{k.ljust(w)}  {v}")
+
+
+CH_AUTO_CELLS = 2_000_000     # labelled rows x features clustered by default (a few seconds)
 
 
 @datasets_app.command("info")
@@ -141,8 +155,13 @@ def info_cmd(
     nominal: Optional[str] = typer.Option(None, "--nominal",
                                           help="Comma-separated columns to read as nominal (CSV)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    ch: Optional[bool] = typer.Option(
+        None, "--ch/--no-ch", help="The clustering-hypothesis estimate CH (k-means; P-ML): "
+                                   "default on when the labelled part is small enough to "
+                                   "cluster in a few seconds."),
 ) -> None:
-    """Summarise a data set: examples, feature kinds, missing values, task, targets, labels."""
+    """Summarise a data set: examples, feature kinds, missing values, task, targets, labels,
+    and how well the clustering hypothesis holds (CH)."""
     import warnings
 
     from frcli.data import catalog as C
@@ -191,6 +210,15 @@ def info_cmd(
     if ds.n_examples == 0:
         warnings.warn(f"{data}: no data rows (the file has a header but no examples)")
     info = describe(ds, extra)
+    if ds.task != "unsupervised" and ds.Y is not None and ds.n_examples > 1:
+        cells = int(ds.labeled.sum()) * ds.n_features
+        if ch or (ch is None and cells <= CH_AUTO_CELLS):
+            from frcli.data.hypothesis import clustering_hypothesis
+
+            info["clustering_hypothesis"] = clustering_hypothesis(ds)
+        elif ch is None:
+            info["clustering_hypothesis"] = (f"not computed ({cells} labelled values; "
+                                             "--ch computes it)")
     notes = sorted({str(w.message) for w in caught})
     if as_json:
         info["warnings"] = notes

@@ -205,6 +205,7 @@ def describe_methods() -> str:
             lines.append("  no parameters")
         for prm in ranker.params:
             lines.append(f"  {prm.name}={prm.default}" + (f"  {prm.help}" if prm.help else ""))
+        lines.extend(f"  {line}" for line in ranker.task_defaults())
     lines.append("Parameters: --param key=value (a comma list is a grid), e.g. "
                  "-p trees=100 -p neighbours=5,10")
     return "\n".join(lines)

@@ -169,3 +169,53 @@ def write_all(dest: str | Path, seed: int = 2024) -> list[Path]:
         (dest / f"{name}.truth.json").write_text(json.dumps(truth, indent=1) + "\n")
         out.append(p)
     return out
+
+
+def planted_ssl(n: int = 780, labeled: float = 0.15, *, holds: bool = True,
+                task: str = "classification", n_relevant: int = 6, n_noise: int = 24,
+                seed: int = 0):
+    """A semi-supervised set with planted relevant features, where the clustering assumption
+    holds or fails (for the SSL-Relief tests and docs; not written to disk).
+
+    The target is a weighted sum of the relevant features (weights 1 down to 0.35, plus
+    noise): its sign for classification, itself for regression. ``holds``: the relevant
+    features are uniform and the noise features concentrated (N(0, 0.15) with 1 % outliers in
+    [0.8, 1]), so the relevant features shape the geometry of X and the target varies with
+    it (P-ML's k-means estimate CH is clearly positive, ~0 where it fails: see
+    tests/test_clustering_hypothesis.py).
+    Otherwise the roles swap: the relevant features are the concentrated ones and the noise
+    features shape X (CH ~ 0). ``labeled``: the share of rows that keep their target.
+    Returns (Dataset with ``semi_supervised`` set, names of the relevant features).
+    """
+    from frcli.data.dataset import Attribute, Dataset
+
+    rng = np.random.default_rng([seed, 7])
+
+    def column(wide: bool) -> np.ndarray:
+        if wide:
+            return rng.uniform(-1, 1, n)
+        x = rng.normal(0, 0.15, n)
+        out = rng.choice(n, max(2, n // 100), replace=False)
+        x[out] = rng.choice([-1.0, 1.0], out.size) * rng.uniform(0.8, 1, out.size)
+        return x
+
+    Xr = np.column_stack([column(holds) for _ in range(n_relevant)])
+    Xn = np.column_stack([column(not holds) for _ in range(n_noise)])
+    Z = (Xr - Xr.mean(axis=0)) / Xr.std(axis=0)
+    s = Z @ np.linspace(1.0, 0.35, n_relevant) + 0.3 * rng.standard_normal(n)
+    order = rng.permutation(n_relevant + n_noise)
+    X = np.hstack([Xr, Xn])[:, order]
+    names = [f"x{i + 1:02d}" for i in range(X.shape[1])]
+    relevant = [names[i] for i in np.flatnonzero(order < n_relevant)]
+    if task == "classification":
+        Y = (s > 0).astype(np.float64)[:, None]
+        targets = [Attribute("class", "nominal", ("neg", "pos"))]
+    elif task == "regression":
+        Y = s[:, None].copy()
+        targets = [Attribute("y", "numeric")]
+    else:
+        raise ValueError("task: classification or regression")
+    Y[rng.random(n) >= labeled] = np.nan
+    name = f"planted-ssl-{task}-{'holds' if holds else 'fails'}"
+    return (Dataset(name, X, [Attribute(f, "numeric") for f in names], task, Y=Y,
+                    targets=targets, semi_supervised=True), relevant)

@@ -26,7 +26,7 @@ find exactly the neighbours of the plain definition (see ``ext/_relief.pyx``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -255,7 +255,8 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
            distance: str | None = None, w0: float = 0.75, weight_aggregate: str = "sum",
            per_target: bool = False, unlabeled: str = "auto",
            influence: tuple[float, float] = (0.5, 1.0), nominal_targets: str = "relieff",
-           sparse: str = "auto", search: str = "exact", seed: int = 0,
+           sparse: str = "auto", exclude_self: bool = False, search: str = "exact",
+           seed: int = 0,
            jobs: int = 1) -> list[ReliefResult]:
     """Relief importances for every combination (iterations x neighbours x sigma, in order).
 
@@ -268,10 +269,23 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     ``unlabeled``: rows without any known target give SSL-Relief (``"ssl"``) or are left
     out of the sampling and the neighbours (``"ignore"``, CLUS); ``"auto"`` = ``"ssl"`` only
     when ``dataset.semi_supervised`` (the user asked), otherwise ``"ignore"`` with a warning.
+    ``influence`` (0, 0) gives the unlabeled rows no influence at all: the supervised
+    counterpart, Relief on the labeled rows alone (with their own ranges, as P-ML's SL
+    rankings; spec-ssl-unsup §3.4), not the literal Alg. 3.2, whose zero-weight unlabeled
+    neighbours would only crowd out labeled ones (as w = 1 leaves the unlabeled rows out of
+    the SSL-PCT tuning, §1.5).
 
     ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
     differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
     neighbours are identical either way.
+
+    ``exclude_self`` (URelief, not in the thesis; spec-ssl-unsup A28): the cluster
+    distance of feature i is d_X over the *other* features, so a feature scores by how its
+    differences go with the rest's, not by its own share of d_X. Published URelief
+    (d_Y := d_X over all features) favours the features that dominate d_X: on mixed data
+    the nominal ones, whose 0/1 differences are the largest terms (synth-unsupervised: a
+    nominal noise feature ranks first), and it ranks features that share a structure last.
+    The neighbours stay those of the full d_X (one search).
 
     ``search``: "exact" (CLUS's neighbours, O(n^2 F) with all instances) or "approximate"
     (pynndescent's NN-descent under the same distance, ``frcli.engines.relief_ann``; for
@@ -295,12 +309,16 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
             warnings.warn(f"{dataset.name}: Relief ignores the {int((~dataset.labeled).sum())} "
                           f"of {dataset.n_examples} rows without known targets (use "
                           f"{option('semi_supervised')} for SSL-Relief)", stacklevel=2)
+    if unlabeled == "ssl" and tuple(float(v) for v in influence) == (0.0, 0.0):
+        dataset = replace(dataset.subset(dataset.labeled), semi_supervised=False)
+        unlabeled = "ignore"
     labels_only = (dataset.task in ("mlc", "hmlc") and nominal_targets == "relieff"
                    and (bool(np.all(dataset.labeled)) or unlabeled == "ignore"))
     prep = _prepare(dataset, sparse, search)
     out = _relief(dataset, iterations, neighbours, sigma, distance=distance, w0=w0,
                   weight_aggregate=weight_aggregate, per_target=per_target and not labels_only,
-                  unlabeled=unlabeled, influence=influence, seed=seed, jobs=jobs, prep=prep)
+                  unlabeled=unlabeled, influence=influence, seed=seed, jobs=jobs, prep=prep,
+                  exclude_self=exclude_self)
     if per_target and nominal_targets == "relieff" and out and \
             out[0].meta.get("variant") == "rrelieff":
         if labels_only:   # every label gets ReliefF: no shared per-label pass needed
@@ -385,7 +403,11 @@ def _per_target_relieff(dataset: Dataset, out: list[ReliefResult], iterations, n
 
 def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w0=0.75,
             weight_aggregate="sum", per_target=False, unlabeled="ssl",
-            influence=(0.5, 1.0), seed=0, jobs=1, prep=None) -> list[ReliefResult]:
+            influence=(0.5, 1.0), seed=0, jobs=1, prep=None, search=None,
+            exclude_self=False) -> list[ReliefResult]:
+    """``search(rows, group, n_groups, K) -> (nbr, dist, cnt)``: the neighbour search (the
+    kernel's by default; the SSL tuner passes one that answers from a shared search).
+    ``exclude_self``: URelief only (see ``relief``)."""
     K_ = _kernels()
     iterations = list(iterations) if isinstance(iterations, (list, tuple)) else [iterations]
     neighbours = [int(k) for k in neighbours]
@@ -416,7 +438,9 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         y = dataset.Y[:, 0]
         labeled = labeled & ~np.isnan(y)
     prep = prep if prep is not None else _prepare(dataset, "auto")
-    fmeta, Xc, sp, search = prep
+    fmeta, Xc, sp, _ = prep
+    if search is None:
+        search = kernel_search(K_, prep, jobs, dataset, seed)
     kmax = max(neighbours)
     # supervised: rows without targets are neither sampled nor neighbours (CLUS
     # shouldUseTuple); they still count for the descriptive ranges
@@ -442,8 +466,8 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     else:
         group = np.where(labeled | (not supervised), 0, -1).astype(np.int32)
         G = 1
-    nbr, dist, cnt = _search(K_, dataset, prep, rows, group, G, kmax, jobs, seed,
-                             progress.slots(len(rows), "Relief instances"))
+    nbr, dist, cnt = search(rows, group, G, kmax,
+                            progress=progress.slots(len(rows), "Relief instances"))
 
     # -- slot layout: slot p = g * kmax + l; class c = bucket(avail) * kmax + l ------------
     P = G * kmax
@@ -454,7 +478,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     slot_nbr = nbr.reshape(m, P)
     C = len(avail_vals) * kmax
     meta: dict[str, Any] = {"variant": mode, "n_examples": n, "sparse_search": sp is not None,
-                            "search": search,
+                            "search": prep[3],
                             "insufficient_neighbours": int((cnt < kmax).any(axis=1).sum())}
 
     if mode == "relieff":
@@ -488,7 +512,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     rb = np.where(valid, slot_nbr, 0)
     pw = np.ones((m, P))
     if mode == "ssl":
-        omega = _influence(K_, dataset, prep, labeled, influence, jobs, seed)
+        omega = _influence(search, labeled, influence)
         pw = omega[ra] * omega[rb]
         meta["influence"] = list(influence)
     pw = np.where(valid, pw, 0.0)
@@ -538,18 +562,73 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         for q in range(Q):
             Tsum[s, q] = np.bincount(flat_c[:lim], weights=(pw * dy[:, :, q]).ravel()[:lim],
                                      minlength=C)
+    sq = None
+    if exclude_self:
+        if mode != "urelief":
+            raise ConfigError("parameter 'exclude_self' applies to URelief (task "
+                              "unsupervised) only")
+        if F < 2:
+            raise ConfigError("exclude_self needs at least 2 features")
+        sq = _square_sums(K_, Xc, fmeta, rows, np.ascontiguousarray(slot_nbr), slot_c, pw,
+                          snaps, C)
     out = []
     for v, cnt_i, s, k, sg, W in _combinations(iterations, counts, snaps, neighbours, sigma,
                                                avail_vals, kmax):
         S = W @ Ssum[s]
         dF = W @ Gacc[s]
-        imps = [_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S) for q in range(Q)]
+        if sq is not None:    # URelief without the scored feature in its d_X (``relief``)
+            imps = [_estimate_excluding_self(W @ Hacc[s, 0], dF, W @ Tsum[s, 0], S,
+                                             W @ sq[s], F)]
+        else:
+            imps = [_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S) for q in range(Q)]
         per = np.array(imps[1:]) if Q > 1 else None
         m_ = dict(meta)
         if mode != "urelief" and not (W @ Tsum[s, 0]) > 0:
             m_["constant_targets"] = True
         out.append(ReliefResult(v, cnt_i, k, sg, imps[0], per, m_))
     return out
+
+
+def _square_sums(K_, Xc, fmeta: ColumnMeta, rows, slot_nbr, slot_c, pw, snaps,
+                 C: int) -> np.ndarray:
+    """(snapshots, classes, F) sums of w * d_i² over the slots (the accumulate kernel gives
+    w * d_i and w * d_i * dY only), from blocks of per-pair feature distances."""
+    m, P = slot_nbr.shape
+    F = Xc.shape[0]
+    out = np.zeros((len(snaps), C, F))
+    acc = np.zeros((C, F))
+    step = max(1, (1 << 22) // max(1, P * F))      # instances per block (32 MB of D)
+    start = 0
+    for si, stop in enumerate(snaps):
+        for t0 in range(start, int(stop), step):
+            t1 = min(int(stop), t0 + step)
+            nb = slot_nbr[t0:t1].ravel()
+            ok = nb >= 0
+            a = np.repeat(rows[t0:t1], P)[ok].astype(np.int32)
+            D = K_.pair_distances(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, a,
+                                  nb[ok].astype(np.int32))
+            D *= D
+            D *= pw[t0:t1].ravel()[ok][:, None]
+            onehot = np.zeros((a.size, C))
+            onehot[np.arange(a.size), slot_c[t0:t1].ravel()[ok]] = 1.0
+            acc += onehot.T @ D
+        start = int(stop)
+        out[si] = acc
+    return out
+
+
+def _estimate_excluding_self(H: np.ndarray, dF: np.ndarray, T: float, S: float,
+                             Q: np.ndarray, F: int) -> np.ndarray:
+    """URelief with the cluster distance of feature i taken over the other F - 1 features,
+    dc_i = (F d_X - d_i) / (F - 1): P_C,i = (F T - dF_i)/(F - 1) and
+    P_AC,i = (F H_i - Q_i)/(F - 1), with T = sum w d_X, H = sum w d_i d_X, Q = sum w d_i²."""
+    pc = (F * T - dF) / (F - 1)
+    pac = (F * H - Q) / (F - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = np.where(pc > 0, pac / pc, 0.0)
+        den = S - pc
+        t2 = np.where(den > 0, (dF - pac) / den, 0.0)
+    return t1 - t2
 
 
 def _combinations(iterations, counts, snaps, neighbours, sigma, avail_vals, kmax):
@@ -586,25 +665,45 @@ def _estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarr
     return t1 - t2
 
 
-def _influence(K_, dataset: Dataset, prep, labeled: np.ndarray,
-               influence: tuple[float, float], jobs: int, seed: int) -> np.ndarray:
+def kernel_search(K_, prep, jobs: int, dataset: Dataset, seed: int = 0):
+    """The neighbour search over the prepared data (exact, or approximate as ``prep`` says),
+    as ``search(rows, group, n_groups, K, progress=None)`` (see ``_relief``)."""
+
+    def search(rows, group, n_groups, K, progress=None):
+        return _search(K_, dataset, prep, np.ascontiguousarray(rows, dtype=np.int32),
+                       np.ascontiguousarray(group, dtype=np.int32), n_groups, K, jobs, seed,
+                       progress)
+    return search
+
+
+def influence_position(search, labeled: np.ndarray) -> np.ndarray | None:
+    """Where each unlabeled row lies between the labeled data's nearest (0) and farthest (1)
+    unlabeled rows, by its d_X distance to the nearest labeled row (min/max over the unlabeled
+    rows, the thesis's choice; 0.5 for all when they are equal). None without unlabeled or
+    without labeled rows. Labeled rows get 0 (unused)."""
+    n = labeled.size
+    unl = np.flatnonzero(~labeled)
+    if unl.size == 0 or labeled.sum() == 0:
+        return None
+    group = np.where(labeled, 0, -1).astype(np.int32)
+    _, dist, _ = search(unl.astype(np.int32), group, 1, 1)
+    delta = dist[:, 0, 0]
+    dmin, dmax = delta.min(), delta.max()
+    t = np.zeros(n)
+    t[unl] = 0.5 if dmax - dmin <= 1e-12 else (delta - dmin) / (dmax - dmin)
+    return t
+
+
+def _influence(search, labeled: np.ndarray, influence: tuple[float, float]) -> np.ndarray:
     """SSL instance influence (spec-ssl-unsup §3.2): 1 for labeled rows; unlabeled rows
     linear in the distance to the nearest labeled row, w1 at the minimum, w0 at the maximum
     (min/max over the unlabeled rows, the thesis's choice)."""
     lo, hi = float(influence[0]), float(influence[1])
-    n = labeled.size
-    omega = np.ones(n)
-    unl = np.flatnonzero(~labeled)
-    if unl.size == 0 or labeled.sum() == 0:
-        return omega
-    group = np.where(labeled, 0, -1).astype(np.int32)
-    _, dist, _ = _search(K_, dataset, prep, unl.astype(np.int32), group, 1, 1, jobs, seed)
-    delta = dist[:, 0, 0]
-    dmin, dmax = delta.min(), delta.max()
-    if dmax - dmin <= 1e-12:
-        omega[unl] = 0.5 * (lo + hi)
-    else:
-        omega[unl] = hi + (lo - hi) * (delta - dmin) / (dmax - dmin)
+    omega = np.ones(labeled.size)
+    t = influence_position(search, labeled)
+    if t is not None:
+        unl = ~labeled
+        omega[unl] = hi + (lo - hi) * t[unl]
     return omega
 
 

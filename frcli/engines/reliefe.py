@@ -263,34 +263,21 @@ def adaptive_k(sorted_distances: np.ndarray, rule: str = "auto") -> int:
 # -- the engine -----------------------------------------------------------------------------
 
 def _impute(dataset: Dataset) -> tuple[np.ndarray, int]:
-    """X with every missing value filled (mean / most frequent category), and their count.
+    """X with every missing value filled (``frcli.data.encode.imputed``: mean / most frequent
+    category), and their count.
 
     Numeric columns beyond 2**64 in magnitude (±1.7e308: a range or a mean overflows) come
     back scaled by an exact power of two (``frcli.data.scaling``), which leaves every
     range-normalised diff, and hence ReliefE's and MultiSURF's scores, bit-identical; mutual
     information is invariant to it (issue 9)."""
+    from dataclasses import replace
+
+    from frcli.data.encode import imputed
     from frcli.data.scaling import exponents, scale
 
     e = exponents(dataset.X, small=False)
     e[dataset.nominal_mask] = 0
-    X = scale(dataset.X, e)
-    miss = np.isnan(X)
-    if not miss.any():
-        return X, 0
-    X = X.copy()
-    nominal = dataset.nominal_mask
-    for f in np.flatnonzero(miss.any(axis=0)):
-        col = X[:, f]
-        known = col[~np.isnan(col)]
-        if known.size == 0:
-            fill = 0.0
-        elif nominal[f]:
-            vals, cnt = np.unique(known, return_counts=True)
-            fill = vals[np.argmax(cnt)]
-        else:
-            fill = float(known.mean())
-        col[np.isnan(col)] = fill
-    return X, int(miss.sum())
+    return imputed(replace(dataset, X=scale(dataset.X, e)))
 
 
 def _embedding_input(X: np.ndarray, nominal: np.ndarray, n_cat: np.ndarray, mn: np.ndarray,

@@ -324,12 +324,16 @@ MLC_RELIEF8 = ("hamming_loss", "ml_accuracy", "ml_f1", "subset_accuracy", "one_e
 def direction(name: str) -> Direction:
     """"lower" or "higher" is better; unknown names are a ConfigError.
 
-    Curve columns written by the runner (``<measure>@<f>``, ``<measure>_area``) take their
-    measure's direction.
+    Curve columns written by the runner (``<measure>@<f>``, ``<measure>_area``) and other kNN
+    sizes (``<measure>_k<k>``) take their measure's direction.
     """
+    import re
+
     base = name.split("@", 1)[0]
     if base not in MEASURES and base.endswith("_area"):
         base = base[: -len("_area")]
+    if base not in MEASURES:          # another kNN size: <measure>_k<k> (EvalSpec.extra_knn)
+        base = re.sub(r"_k\d+$", "", base)
     return get_measure(base).direction
 
 

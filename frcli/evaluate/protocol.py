@@ -22,6 +22,10 @@ class EvalSpec:
     curve: f values (or "pow2") to also report ``<measure>@<f>`` and ``<measure>_area``.
     kind: "knn" (the above) or "topf" (a scikit-learn ``learner`` on the top-f features, f on
     ``curve``, features scaled by ``scale``: ``frcli.evaluate.topf``, the ReliefE paper).
+    extra_knn: more kNN sizes, reported as ``<measure>_k<k>`` (P-ML's k = 20 beside 40).
+    confusion: classification also stores the confusion matrix of the (first) kNN as counts
+    ``cm:<true>:<predicted>`` (class codes), so that studies can pool the folds' matrices
+    before computing accuracy and F1 (P-DS, T:6529-6541).
     """
 
     knn: int = 5
@@ -35,16 +39,38 @@ class EvalSpec:
     kind: str = "knn"
     learner: str = "auto"
     scale: str = "minmax"
+    extra_knn: tuple[int, ...] = ()
+    confusion: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         if self.kind == "topf":   # (knn runs keep their earlier fingerprint)
             return {"kind": "topf", "learner": self.learner, "scale": self.scale,
                     "curve": self.curve if isinstance(self.curve, str) or self.curve is None
                     else list(self.curve)}
-        return {"knn": self.knn, "measures": list(self.measures) if self.measures else None,
-                "weighted": self.weighted, "top": self.top, "variance": self.variance,
-                "pr": self.pr, "curve": self.curve if isinstance(self.curve, str)
-                else (list(self.curve) if self.curve else None)}
+        d = {"knn": self.knn, "measures": list(self.measures) if self.measures else None,
+             "weighted": self.weighted, "top": self.top, "variance": self.variance,
+             "pr": self.pr, "curve": self.curve if isinstance(self.curve, str)
+             else (list(self.curve) if self.curve else None)}
+        if self.extra_knn:       # (absent: earlier runs keep their fingerprint)
+            d["extra_knn"] = list(self.extra_knn)
+        if self.confusion:
+            d["confusion"] = True
+        return d
+
+
+def confusion_counts(y: np.ndarray, votes: np.ndarray) -> dict[str, float]:
+    """``cm:<true>:<predicted>`` counts of the nonzero cells (the predicted class is the
+    largest vote share, ties to the lower code, as ``measures``)."""
+    from frcli.evaluate.measures import _class_pred
+
+    known = ~np.isnan(y)
+    t = y[known].astype(np.intp)
+    p = np.asarray(_class_pred(votes))[known]
+    cells: dict[str, float] = {}
+    for a, b in zip(t, p):
+        key = f"cm:{a}:{int(b)}"
+        cells[key] = cells.get(key, 0.0) + 1.0
+    return dict(sorted(cells.items()))
 
 
 def _truth(test: Dataset) -> np.ndarray:
@@ -66,16 +92,20 @@ def evaluate_ranking(train: Dataset, test: Dataset, importances: np.ndarray,
 
         names = [m for m in spec.measures if m in default_measures(test.task)]
 
-    def score(top: int | None) -> dict[str, float]:
-        pred = knn_predict(train, test.X, importances, spec.knn, weighted=spec.weighted,
-                           top=top)
+    def score(top: int | None, k: int = spec.knn, confusion: bool = False) -> dict[str, float]:
+        pred = knn_predict(train, test.X, importances, k, weighted=spec.weighted, top=top)
         Yt = _truth(test)
         if test.is_label_task and not test.labeled.all():
             pred, Yt = pred[test.labeled], Yt[test.labeled]
-        return evaluate(test.task, Yt, pred, names, train_Y=train.Y, variance=spec.variance,
-                        pr_method=spec.pr)
+        res = evaluate(test.task, Yt, pred, names, train_Y=train.Y, variance=spec.variance,
+                       pr_method=spec.pr)
+        if confusion and test.task == "classification":
+            res.update(confusion_counts(Yt[:, 0], pred))
+        return res
 
-    out = score(spec.top)
+    out = score(spec.top, confusion=spec.confusion)
+    for k in spec.extra_knn:
+        out.update({f"{m}_k{k}": v for m, v in score(spec.top, k).items()})
     if spec.curve:
         F = train.n_features
         fs = curves.powers_of_two(F) if spec.curve == "pow2" else \

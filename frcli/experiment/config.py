@@ -40,6 +40,7 @@ MAX_COUNT = 10**9            # a labeled size, knn, top, a curve point: beyond a
 MAX_SEED = 2**63 - 1         # seeds are stored as SQLite integers
 RANKER_KEYS = ("method", "params", "labeled_only")
 EVAL_KEYS = ("knn", "measures", "weighted", "top", "variance", "pr", "curve", "knn_train",
+             "confusion",
              "kind", "learner", "scale")
 EVAL_KINDS = ("knn", "topf")
 
@@ -410,9 +411,22 @@ def _evaluation(d: Any, src: str) -> tuple[EvalSpec, str]:
             if key in d:
                 raise ConfigError(f"{src}: {w}.{key} is a kNN setting; kind: topf uses "
                                   "learner, curve and scale")
+    knn = d.get("knn", 5)
+    if isinstance(knn, list):   # several kNN sizes: the first gives the plain measure names
+        if not knn or not all(isinstance(k, int) and not isinstance(k, bool)
+                              and 1 <= k <= MAX_COUNT for k in knn) \
+                or len(set(knn)) != len(knn):
+            raise ConfigError(f"{src}: {w}.knn = {knn!r}: expected an integer in "
+                              f"1..{MAX_COUNT} or a list of distinct ones")
+        extra_knn = tuple(knn[1:])
+        knn = knn[0]
+    else:
+        extra_knn = ()
+        knn = _typed(d, "knn", int, src, w, 5, lambda v: 1 <= v <= MAX_COUNT,
+                     f"an integer in 1..{MAX_COUNT}")
     spec = EvalSpec(
-        knn=_typed(d, "knn", int, src, w, 5, lambda v: 1 <= v <= MAX_COUNT,
-                   f"an integer in 1..{MAX_COUNT}"),
+        knn=knn, extra_knn=extra_knn,
+        confusion=_typed(d, "confusion", bool, src, w, False),
         measures=measures or None,
         weighted=_typed(d, "weighted", bool, src, w, True),
         top=_typed(d, "top", int, src, w, None, lambda v: 1 <= v <= MAX_COUNT,

@@ -6,6 +6,7 @@ the parallelism; nested threads would only oversubscribe the cores).
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import sys
@@ -20,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from frcli.errors import ConfigError, UserError
+from frcli.errors import ConfigError, UserError, sigterm_raises
 from frcli.experiment.config import DatasetSpec, ExperimentConfig, ProtocolSpec
 from frcli.experiment.plan import (Plan, Task, build_plan, canonical, derive_seed,
                                    run_definition)
@@ -370,7 +371,20 @@ def _iter_local(tasks: Iterable[Task], jobs: int, threads: int) -> Iterator[tupl
         except BaseException:
             for f in futs:
                 f.cancel()
+            _stop_workers(pool)
             raise
+
+
+def _stop_workers(pool) -> None:
+    """Interrupted (Ctrl-C, SIGTERM, an error in the client): end the running tasks now
+    instead of waiting for them in the pool's shutdown. Finished runs are already stored;
+    the interrupted ones are simply not, and the next run computes them."""
+    stop = getattr(pool, "terminate_workers", None)          # Python >= 3.14
+    if stop is not None:
+        stop()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.terminate()
 
 
 def _iter_dask(tasks: Iterable[Task], address: str, jobs: int, threads: int
@@ -459,7 +473,9 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
         workers = max(1, min(jobs, n_todo))
         it = (_iter_dask(todo, dask, workers, threads) if dask
               else _iter_local(todo, workers, threads))
-        with _progress(left, progress) as advance:
+        # with worker processes, SIGTERM unwinds (pool torn down, one line, exit 143)
+        unwind = sigterm_raises() if dask or workers > 1 else contextlib.nullcontext()
+        with _progress(left, progress) as advance, unwind:
             for task, res in it:
                 warn_once(res.get("warnings", ()))
                 if "error" in res:

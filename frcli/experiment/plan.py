@@ -37,11 +37,13 @@ def seed_key(method: str) -> str:
     for prefix in _SCORES:
         if method.startswith(prefix):
             return "forest:" + method[len(prefix):]
+    if method + "-" in _SCORES:     # a bare score: the ensemble follows the task
+        return "forest:task"
     return method
 
 
 def _forest_first(r: RankerSpec) -> int:
-    return 0 if r.method.startswith("rf-") else 1
+    return 0 if r.method == "rf" or r.method.startswith("rf-") else 1
 
 
 def canonical(obj: Any) -> str:

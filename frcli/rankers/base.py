@@ -261,6 +261,10 @@ class Ranker:
                               f"{MAX_GRID:,} in one ranker entry")
         return out
 
+    def task_defaults(self) -> list[str]:
+        """Lines describing defaults that depend on the task (``--list-methods``)."""
+        return []
+
     def check_task(self, dataset: Dataset) -> None:
         if self.tasks and dataset.task not in self.tasks:
             raise ConfigError(

@@ -65,6 +65,63 @@ def _parse_optional_bool(v: Any) -> bool | None:
     return parse_bool(v)
 
 
+def _parse_min_leaf(v: Any) -> float | str:
+    if isinstance(v, str) and v.strip().lower() == "auto":
+        return "auto"
+    x = parse_float(v)
+    if x <= 0:
+        raise ValueError("must be > 0 or 'auto'")
+    return x
+
+
+# The papers' per-task choices (issue 12 §2): which ensemble each score uses when the method
+# names only the score (``symbolic``, ``genie3``, ``rf``). Semi-supervised classification:
+# P-DS Tab. 2 (ET always worst); the other semi-supervised tasks: P-ML Tab. 5 with its tie
+# rule (RF first, then the ensemble with fewer candidate splits; spec-ssl-unsup §6.2);
+# supervised: the MTR paper (RF), the MLC paper's defaults, the HMLC paper's choices, P-DS's
+# SL columns for classification; unsupervised: P-UNS (ET).
+TASK_ENSEMBLES: dict[tuple[str, str], dict[str, str]] = {
+    ("unsupervised", "unsupervised"): {"symbolic": "et", "genie3": "et", "rf": "et"},
+    ("semi-supervised", "classification"): {"symbolic": "rf", "genie3": "bagging",
+                                            "rf": "bagging"},
+    ("semi-supervised", "mlc"): {"symbolic": "rf", "genie3": "rf", "rf": "rf"},
+    ("semi-supervised", "hmlc"): {"symbolic": "bagging", "genie3": "rf", "rf": "et"},
+    ("semi-supervised", "regression"): {"symbolic": "et", "genie3": "rf", "rf": "et"},
+    ("semi-supervised", "mtr"): {"symbolic": "rf", "genie3": "et", "rf": "bagging"},
+    ("supervised", "classification"): {"symbolic": "rf", "genie3": "bagging", "rf": "bagging"},
+    ("supervised", "regression"): {"symbolic": "rf", "genie3": "rf", "rf": "rf"},
+    ("supervised", "mtr"): {"symbolic": "rf", "genie3": "rf", "rf": "rf"},
+    ("supervised", "mlc"): {"symbolic": "rf", "genie3": "et", "rf": "bagging"},
+    ("supervised", "hmlc"): {"symbolic": "rf", "genie3": "rf", "rf": "bagging"},
+}
+
+
+def setting(dataset: Dataset) -> str:
+    """"unsupervised", "semi-supervised" (some rows unlabeled and semi-supervised learning
+    asked for) or "supervised"."""
+    if dataset.task == "unsupervised":
+        return "unsupervised"
+    if dataset.semi_supervised and not bool(np.all(dataset.labeled)):
+        return "semi-supervised"
+    return "supervised"
+
+
+def task_defaults(dataset: Dataset, ensemble: str, score: str) -> dict[str, Any]:
+    """What ``max_features``, ``min_leaf`` and ``bootstrap`` mean by default for this data:
+    the supervised papers' settings (RF ⌈√F⌉, bagging/ET all features, ET without bootstrap,
+    min leaf 2); fully grown, bootstrapped trees in the SSL papers (ET
+    bootstraps so that the RF score has out-of-bag rows, T:6386-6393, T:7139-7145) and in
+    P-UNS, whose features per node are ⌈log2 F⌉ (T:8605-8611). The RF score always
+    bootstraps (it needs out-of-bag rows)."""
+    mode = setting(dataset)
+    mf = "sqrt" if ensemble == "rf" else "all"
+    if mode == "unsupervised" and ensemble != "bagging":
+        mf = "log2"
+    return {"max_features": mf,
+            "min_leaf": 2.0 if mode == "supervised" else 1.0,
+            "bootstrap": ensemble != "et" or mode != "supervised" or score == "rf"}
+
+
 def _parse_symbolic_weight(v: Any) -> float | str:
     if isinstance(v, str) and v.strip().lower() == "dynamic":
         return "dynamic"
@@ -97,12 +154,12 @@ class EnsembleRanker(Ranker):
               f"must be in 1..{MAX_TREES}"),
         Param("max_features", _parse_max_features, "default",
               "features tried per node: sqrt (⌈√F⌉), log2, all, an int or a fraction; "
-              "default sqrt for rf, all for bagging and et"),
-        # shown as 2; values stay floats (weighted examples), see resolve
-        Param("min_leaf", parse_float, 2, "minimum (weighted) examples per leaf",
-              lambda v: v > 0, "must be > 0"),
+              "default: see the per-task defaults"),
+        Param("min_leaf", _parse_min_leaf, "auto",
+              "minimum (weighted) examples per leaf; auto: 2, 1 (fully grown) for "
+              "semi-supervised and unsupervised data"),
         Param("bootstrap", _parse_optional_bool, "default",
-              "grow trees on bootstrap samples; default true except for et"),
+              "grow trees on bootstrap samples; default: see the per-task defaults"),
         Param("symbolic_weight", _parse_symbolic_weight, 0.5,
               "node weight symbolic_weight**depth, or 'dynamic' = |E(N)|/|D_TRAIN|"),
         Param("w", _parse_w, "auto",
@@ -128,7 +185,8 @@ class EnsembleRanker(Ranker):
         super().__init__(method)
         parts = method.split("-")
         self.score = parts[0]
-        self.ensemble = parts[1] if len(parts) > 1 else "rf"
+        # a bare score (``genie3``) takes the task's ensemble (TASK_ENSEMBLES) at rank time
+        self.ensemble = parts[1] if len(parts) > 1 and parts[1] != "str" else None
         self.str_variant = parts[-1] == "str"
         # each method declares only what it uses: symbolic_weight means nothing to Genie3 or
         # the RF score, genie3_scale and rf_variant nothing to the others; -str needs targets
@@ -138,12 +196,29 @@ class EnsembleRanker(Ranker):
         if self.str_variant:
             self.tasks = tuple(t for t in TASKS if t != "unsupervised")
 
-    def resolve(self, raw):
-        grid = super().resolve(raw)
-        # min_leaf is a float (weighted examples); the integer default is only for display
-        # and must not change stored parameters (2.0 in run keys and hashes)
-        grid["min_leaf"] = [float(v) for v in grid["min_leaf"]]
-        return grid
+    def ensemble_for(self, dataset: Dataset) -> str:
+        return self.ensemble or TASK_ENSEMBLES[(setting(dataset), dataset.task)][self.score]
+
+    def task_defaults(self) -> list[str]:
+        """The per-task defaults, for ``frcli rank --list-methods``."""
+        def trio(mode, task):
+            e = TASK_ENSEMBLES[(mode, task)]
+            return "/".join(e[s] for s in ("symbolic", "genie3", "rf"))
+        sup = ", ".join(f"{t} {trio('supervised', t)}" for t in
+                        ("classification", "regression", "mtr", "mlc", "hmlc"))
+        ssl = ", ".join(f"{t} {trio('semi-supervised', t)}" for t in
+                        ("classification", "regression", "mtr", "mlc", "hmlc"))
+        return [
+            "per-task defaults (the papers'):",
+            "  supervised: min_leaf 2; max_features sqrt for rf, all for bagging/et; et "
+            "without bootstrap (except the rf score)",
+            "  semi-supervised and unsupervised: min_leaf 1 (fully grown), et bootstrapped; "
+            "unsupervised max_features log2 (P-UNS)",
+            "  symbolic, genie3, rf (score only) take the ensemble per task "
+            "(symbolic/genie3/rf):",
+            f"    supervised: {sup}",
+            f"    semi-supervised: {ssl} (P-DS Tab. 2, P-ML Tab. 5)",
+            "    unsupervised: et/et/et (P-UNS)"]
 
     def validate(self, dataset: Dataset, params_grid=None) -> dict[str, list[Any]]:
         """Task-dependent checks: -str needs targets, w0 is for hmlc, w for data with
@@ -161,7 +236,7 @@ class EnsembleRanker(Ranker):
                               "task 'unsupervised' has none")
         if self.score == "rf":
             for b in grid["bootstrap"]:
-                if b is False or (b in (None, "default") and self.ensemble == "et"):
+                if b is False:
                     raise ConfigError(
                         f"method '{self.method}' needs out-of-bag examples: the Random Forest "
                         "score is undefined without bootstrap; use --param bootstrap=true")
@@ -198,7 +273,9 @@ class EnsembleRanker(Ranker):
         grid: most trees, smallest leaves; one forest at a time, -str included)."""
         from frcli.engines.memory import check_memory, clustering_width, forest_bytes
 
-        trees, min_leaf = max(grid["trees"]), min(grid["min_leaf"])
+        # min_leaf auto: 1 at most (fully grown, the semi-supervised/unsupervised default)
+        trees = max(grid["trees"])
+        min_leaf = min(1.0 if v == "auto" else float(v) for v in grid["min_leaf"])
         ssl = dataset.semi_supervised and dataset.labeled is not None and \
             not bool(np.all(dataset.labeled))
         need = forest_bytes(dataset.n_examples, dataset.n_features,
@@ -218,12 +295,16 @@ class EnsembleRanker(Ranker):
         t0 = time.perf_counter()
         # rows without targets: semi-supervised only when asked (else dropped, one warning)
         dataset = dataset.supervised_view(f"method '{self.method}'")
+        ensemble = self.ensemble_for(dataset)
+        auto = task_defaults(dataset, ensemble, self.score)
         boot = params["bootstrap"]
         if boot is None or boot == "default":
-            boot = self.ensemble != "et"
-        mf = None if params["max_features"] == "default" else params["max_features"]
+            boot = auto["bootstrap"]
+        mf = auto["max_features"] if params["max_features"] == "default" else \
+            params["max_features"]
+        leaf = auto["min_leaf"] if params["min_leaf"] == "auto" else float(params["min_leaf"])
         kw = dict(max_features=mf,
-                  min_leaf=params["min_leaf"], bootstrap=boot, w=params["w"],
+                  min_leaf=leaf, bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
                   ties=params["ties"], rf_score=self.score == "rf",
                   rf_variant=params.get("rf_variant", "thesis"), seed=seed, jobs=jobs)
@@ -231,9 +312,9 @@ class EnsembleRanker(Ranker):
 
         def grow(data: Dataset, per_target: bool) -> dict[int, dict[str, Any]]:
             if len(sizes) == 1:
-                return {sizes[0]: forest_scores(data, self.ensemble, trees=sizes[0],
+                return {sizes[0]: forest_scores(data, ensemble, trees=sizes[0],
                                                 per_target=per_target, **kw)}
-            return forest_scores_sizes(data, self.ensemble, sizes=sizes,
+            return forest_scores_sizes(data, ensemble, sizes=sizes,
                                        per_target=per_target, **kw)
 
         key = self.score
@@ -245,7 +326,7 @@ class EnsembleRanker(Ranker):
         else:
             by_size = grow(dataset, True)
         for n in sizes:
-            meta: dict[str, Any] = {"ensemble": self.ensemble, "score": self.score,
+            meta: dict[str, Any] = {"ensemble": ensemble, "score": self.score,
                                     "task": dataset.task}
             timings: dict[str, float] = {}
             if self.str_variant:
@@ -261,10 +342,9 @@ class EnsembleRanker(Ranker):
                 timings.update(res["timings"])
                 rank_s = (time.perf_counter() - t0 if len(sizes) == 1
                           else res["timings"]["forest_s"])
-            # record the effective bootstrap and feature subset (what "default" meant here)
-            used = {**params, "trees": n, "bootstrap": boot,
-                    "max_features": mf if mf is not None else
-                    ("sqrt" if self.ensemble == "rf" else "all")}
+            # record the effective settings (what "default"/"auto" meant here)
+            used = {**params, "trees": n, "bootstrap": boot, "max_features": mf,
+                    "min_leaf": leaf}
             out[n] = Ranking(self.method, dataset.feature_names, imp, used,
                              per_target=per_target, target_names=names,
                              timings={**timings, "rank_s": rank_s}, meta=meta)

@@ -1,10 +1,13 @@
 """Method name → ranker. Modules are imported only when their method is asked for.
 
 Names: ``{symbolic|genie3|rf}-{rf|bagging|et}`` with an optional ``-str`` suffix (one
-single-target ensemble per target, importances averaged), ``relief``, ``relief-str``,
+single-target ensemble per target, importances averaged), the bare scores ``symbolic``,
+``genie3`` and ``rf`` (the ensemble the papers chose for the data's task and setting),
+``relief``, ``relief-str``,
 ``reliefe`` (Relief on UMAP embeddings), the ReliefE paper's baselines ``multisurf``,
-``multisurf-star`` and ``mutual-info``, and the baselines ``uniform`` (all importances 1: the
-non-informed ranking) and ``random``. On relational data (a ``RelationalDataset``),
+``multisurf-star`` and ``mutual-info``, the SSL and unsupervised papers' baselines
+``laplacian``, ``spec``, ``mcfs`` and ``sefr``, and the baselines ``uniform`` (all importances
+1: the non-informed ranking) and ``random``. On relational data (a ``RelationalDataset``),
 ``{symbolic|genie3}-{tree|bagging|rf|boost}`` are the relational rankers
 (``frcli.rankers.relational``); other names are an error there.
 """
@@ -28,8 +31,14 @@ _REGISTRY: dict[str, str] = {
     "multisurf": "frcli.rankers.multisurf:MultiSURFRanker",
     "multisurf-star": "frcli.rankers.multisurf:MultiSURFRanker",
     "mutual-info": "frcli.rankers.multisurf:MutualInfoRanker",
+    # the SSL and unsupervised papers' baselines (spec-ssl-unsup §5)
+    "laplacian": "frcli.rankers.spectral:LaplacianRanker",
+    "spec": "frcli.rankers.spectral:SpecRanker",
+    "mcfs": "frcli.rankers.spectral:MCFSRanker",
+    "sefr": "frcli.rankers.sefr:SEFRRanker",
 }
-for _score in SCORES:
+for _score in SCORES:       # a bare score takes the task's ensemble (the papers' choice)
+    _REGISTRY[_score] = "frcli.rankers.ensemble:EnsembleRanker"
     for _ens in ENSEMBLES:
         _REGISTRY[f"{_score}-{_ens}"] = "frcli.rankers.ensemble:EnsembleRanker"
         _REGISTRY[f"{_score}-{_ens}-str"] = "frcli.rankers.ensemble:EnsembleRanker"

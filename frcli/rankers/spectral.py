@@ -1,0 +1,111 @@
+"""The graph-spectral baselines of the SSL and unsupervised papers (engine:
+``frcli.engines.spectral``): ``laplacian`` (the Laplacian score, semi-supervised when the
+data have targets), ``spec`` and ``mcfs`` (P-UNS's unsupervised baselines). Importances are
+higher-is-better: lower-is-better scores are flipped as P-ML does (max + min - s), and a
+nominal feature gets the sum of its one-hot columns' scores (P-ML, T:7619-7624).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from frcli.data.dataset import Dataset
+from frcli.errors import ConfigError
+from frcli.rankers.base import Param, Ranker, Ranking, parse_choice, parse_float, parse_int
+
+_K = Param("neighbours", parse_int, 5, "neighbours of the kNN graph (He et al.'s and "
+           "scikit-feature's 5)", check=lambda v: v >= 1, check_msg="must be >= 1")
+
+
+class LaplacianRanker(Ranker):
+    """Laplacian score (He et al. 2005) on the kNN heat-kernel graph of the features; with
+    targets, the semi-supervised variant of P-ML's STR baseline (Doquire & Verleysen 2013;
+    its graph is not described, spec-ssl-unsup A22): among the labeled rows a kNN graph of
+    the targets is mixed in with weight ``w``."""
+
+    tasks = ("regression", "mtr", "unsupervised")
+    description = "Laplacian score (He et al. 2005); semi-supervised with targets (P-ML)"
+    params = (
+        _K,
+        Param("w", parse_float, 0.5, "weight of the targets' graph (labeled rows) against "
+              "the features' graph; 0 = the unsupervised Laplacian score",
+              check=lambda v: 0 <= v <= 1, check_msg="must be in [0, 1]"),
+    )
+
+    def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
+                 jobs: int) -> Ranking:
+        from frcli.engines import spectral
+
+        t0 = time.perf_counter()
+        ds = dataset.supervised_view(f"method '{self.method}'")
+        inp = spectral.inputs(ds)
+        targets = None if ds.task == "unsupervised" else ds.Y
+        S = spectral.ssl_graph(inp.Z, targets, ds.labeled, params["neighbours"], params["w"],
+                               jobs=jobs)
+        col = spectral.laplacian_scores(S, inp.Z)
+        imp = inp.per_feature(spectral.flip(col))
+        return Ranking(self.method, ds.feature_names, imp, dict(params),
+                       timings={"rank_s": time.perf_counter() - t0},
+                       meta={"semi_supervised": targets is not None
+                             and not bool(np.all(ds.labeled))})
+
+
+class SpecRanker(Ranker):
+    """SPEC (Zhao & Liu 2007) on the full RBF similarity (σ² = the mean squared distance);
+    φ2 by default (scikit-feature's style 0). Lower φ1/φ2 = better (Zhao & Liu; scikit-feature
+    sorts style 0 the other way round), higher φ3 = better."""
+
+    tasks = ("unsupervised",)
+    description = "SPEC spectral feature scores (Zhao & Liu 2007)"
+    params = (
+        Param("score", parse_choice("phi1", "phi2", "phi3"), "phi2",
+              "phi1 = f'Lf, phi2 = phi1 without the trivial eigenvector, phi3 = the first "
+              "clusters eigenvectors"),
+        Param("clusters", parse_int, 5, "eigenvectors used by phi3",
+              check=lambda v: v >= 2, check_msg="must be >= 2"),
+    )
+
+    def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
+                 jobs: int) -> Ranking:
+        from frcli.engines import spectral
+
+        t0 = time.perf_counter()
+        inp = spectral.inputs(dataset)
+        col = spectral.spec_scores(inp.Z, params["score"], k=params["clusters"])
+        col = col if params["score"] == "phi3" else spectral.flip(col)
+        return Ranking(self.method, dataset.feature_names, inp.per_feature(col), dict(params),
+                       timings={"rank_s": time.perf_counter() - t0})
+
+
+class MCFSRanker(Ranker):
+    """MCFS (Cai, Zhang & He 2010): spectral embedding of the kNN graph into ``clusters``
+    dimensions, LARS (scikit-learn) per dimension stopped at ``nonzero`` coefficients,
+    importance = the largest absolute coefficient. Features LARS never selects get 0."""
+
+    tasks = ("unsupervised",)
+    description = "multi-cluster feature selection (Cai et al. 2010)"
+    params = (
+        _K,
+        Param("clusters", parse_int, 5,
+              "embedding dimensions (P-UNS: the number of classes; scikit-feature's 5)",
+              check=lambda v: v >= 1, check_msg="must be >= 1"),
+        Param("nonzero", parse_int, 16, "LARS stops at this many nonzero coefficients "
+              "(P-UNS keeps 16 features)", check=lambda v: v >= 1, check_msg="must be >= 1"),
+    )
+
+    def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
+                 jobs: int) -> Ranking:
+        from frcli.engines import spectral
+
+        t0 = time.perf_counter()
+        inp = spectral.inputs(dataset)
+        c = params["clusters"]
+        if dataset.n_examples < c + 2:
+            raise ConfigError(f"{dataset.name}: MCFS needs more rows than clusters + 1 "
+                              f"({dataset.n_examples} rows, clusters={c})")
+        col = spectral.mcfs_scores(inp.Z, c, params["nonzero"], params["neighbours"],
+                                   seed=seed, jobs=jobs)
+        return Ranking(self.method, dataset.feature_names, inp.per_feature(col), dict(params),
+                       timings={"rank_s": time.perf_counter() - t0})
