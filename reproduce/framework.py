@@ -436,7 +436,7 @@ def data_note(study: Study) -> str:
             notes.append(f"subset: `{ref.path}`")
         if over:
             notes.append(f"`{ref.path}` with other {', '.join(f'`{k}`' for k in over)}")
-    return "; ".join(notes)
+    return "; ".join(dict.fromkeys(notes))
 
 
 def summary(doc_text: str, all_studies: Mapping[str, Study],
