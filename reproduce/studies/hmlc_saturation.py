@@ -203,5 +203,5 @@ STUDY = Study(
     configs=CONFIGS,
     render=render,
     order=31,
-    draft=True,
+    draft=False,
 )
