@@ -24,7 +24,7 @@ from libc.string cimport memset, memcpy
 from libc.math cimport isnan
 
 from frcli._ext._utils cimport (intp_t, int32_t, int64_t, uint8_t, uint64_t, seed_state,
-                                rand_int, grow)
+                                rand_int, grow, Progress, progress_add, progress_slots)
 from frcli._ext._criterion cimport ClusterData
 from frcli._ext._splitter cimport Splitter, splitter_init, splitter_free, batch_init
 from frcli._ext._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
@@ -532,13 +532,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     cdef double[:, :, ::1] pt_v = pt, rfp_v = rfp
     cdef double[:, ::1] rfa_v = rfa
     cdef int[::1] zero_v = zero, rc_v = rcs
-    cdef int64_t[::1] prog_v
-    cdef int64_t* prog = NULL
-    cdef intp_t n_prog = 0
-    if progress is not None and len(progress) > 0:
-        prog_v = progress
-        prog = &prog_v[0]
-        n_prog = prog_v.shape[0]
+    cdef Progress prog = progress_slots(progress)
     out_trees = []
     sum_pt = np.zeros((Gp, F))
     sum_rf = np.zeros(F)
@@ -559,8 +553,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
                                         &rfa_v[i, 0],
                                         &rfp_v[i, 0, 0] if Gp > 0 else NULL,
                                         &zero_v[i])
-                    if prog != NULL:
-                        prog[threadid() % n_prog] += 1
+                    progress_add(prog, threadid(), 1)
             if (rcs[:nb] != 0).any():
                 raise MemoryError("out of memory while growing the trees")
             for i in range(nb):          # tree order: the sums do not depend on threads

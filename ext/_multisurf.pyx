@@ -25,6 +25,8 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport fabs, sqrt
 from libc.stdlib cimport malloc, free
 
+from frcli._ext._utils cimport Progress, progress_add, progress_slots
+
 cnp.import_array()
 
 
@@ -163,13 +165,7 @@ def multisurf(const double[:, ::1] X, const double[:, ::1] Xc, const int[::1] di
     cdef int* far = NULL
     cdef double* S = NULL
     cdef double* cntc = NULL
-    cdef long long[::1] prog_v
-    cdef long long* prog = NULL
-    cdef Py_ssize_t n_prog = 0
-    if progress is not None and len(progress) > 0:
-        prog_v = progress
-        prog = &prog_v[0]
-        n_prog = prog_v.shape[0]
+    cdef Progress prog = progress_slots(progress)
     s0 = 0
     while s0 < n:
         Q = n - s0
@@ -185,8 +181,7 @@ def multisurf(const double[:, ::1] X, const double[:, ::1] Xc, const int[::1] di
                 _one(&X[0, 0], &Xc[0, 0], n, F, &discrete[0], &rg[0], &sd[0], ramp, dweight,
                      &y[0], C,
                      star, s0 + q, &U[q, 0], dist, near, far, S, cntc)
-                if prog != NULL:
-                    prog[threadid() % n_prog] += 1
+                progress_add(prog, threadid(), 1)
             free(dist)
             free(near)
             free(far)

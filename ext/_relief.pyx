@@ -29,6 +29,8 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport fabs, isnan
 from libc.stdlib cimport malloc, free
 
+from frcli._ext._utils cimport Progress, progress_add, progress_slots
+
 cnp.import_array()
 
 cdef enum:
@@ -459,13 +461,7 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
     cdef double* dall = NULL
     cdef double* topv = NULL
     cdef const double* Xp = &Xc[0, 0] if F > 0 and n > 0 else NULL
-    cdef long long[::1] prog_v
-    cdef long long* prog = NULL
-    cdef Py_ssize_t n_prog = 0
-    if progress is not None and len(progress) > 0:
-        prog_v = progress
-        prog = &prog_v[0]
-        n_prog = prog_v.shape[0]
+    cdef Progress prog = progress_slots(progress)
     if m == 0 or n == 0:
         return nbr_a, dist_a, cnt_a
     if F == 0:
@@ -531,8 +527,7 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
                                sp_rows_p, sp_vals_p, &zval[0], &Tv[0], &czv[0],
                                <const long long*> &rptr[0], rfeat_p, rvals_p,
                                &nbr[t, 0, 0], &dist[t, 0, 0], &cnt[t, 0], dall, topv, flist)
-                if prog != NULL:
-                    prog[threadid() % n_prog] += 1
+                progress_add(prog, threadid(), 1)
             free(dall)
             free(topv)
             free(flist)
@@ -552,8 +547,7 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
             _search_many(Xp, n, F, &kd[0], &mn[0], &rg[0], &inv[0], &nm[0], &group[0],
                          n_groups, K, rq, <int> nq, &nbr[t * QB, 0, 0], &dist[t * QB, 0, 0],
                          &cnt[t * QB, 0], dall, topv, cand, csum)
-            if prog != NULL:
-                prog[threadid() % n_prog] += nq
+            progress_add(prog, threadid(), nq)
         free(dall)
         free(topv)
         free(rq)

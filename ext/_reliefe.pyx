@@ -30,7 +30,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 from libc.stdint cimport int32_t
 
-from frcli._ext._utils cimport sort_by_value
+from frcli._ext._utils cimport Progress, progress_add, progress_slots, sort_by_value
 
 cnp.import_array()
 
@@ -264,13 +264,7 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
     cdef double* dq = NULL
     cdef double* cv = NULL
     cdef int32_t* ci = NULL
-    cdef long long[::1] prog_v
-    cdef long long* prog = NULL
-    cdef Py_ssize_t n_prog = 0
-    if progress is not None and len(progress) > 0:
-        prog_v = progress
-        prog = &prog_v[0]
-        n_prog = prog_v.shape[0]
+    cdef Progress prog = progress_slots(progress)
     with nogil, parallel(num_threads=max(1, jobs)):
         dq = <double*> malloc(n * sizeof(double))
         cv = <double*> malloc(n * sizeof(double))
@@ -309,8 +303,7 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
                     dst[t, off + i] = cv[i]
                 cnt[t, g] = kk
                 off = off + kk
-            if prog != NULL:
-                prog[threadid() % n_prog] += 1
+            progress_add(prog, threadid(), 1)
         free(dq)
         free(cv)
         free(ci)

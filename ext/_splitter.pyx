@@ -213,6 +213,20 @@ cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T
     return gain(&sp.mov, T, sp.cd, sp.est, NULL)
 
 
+cdef inline double _sweep_begin(Splitter* sp, const Stats* T) noexcept nogil:
+    """Empty the moving side before a sweep and precompute what ``_sweep_h`` reads of the
+    node's total: the squared class sums (complete data) or A2 (sparse 0/1 data: returned,
+    the other side's A2 starts at it)."""
+    cdef intp_t c
+    stats_clear(&sp.mov, sp.cd.K)
+    if sp.cd.mode == MODE_SPARSE01:
+        return stats_A2(T, sp.cd)
+    if sp.cd.mode == MODE_COMPLETE:
+        for c in range(sp.cd.K):
+            sp.TT[c] = T.s1[c] * T.s1[c] / T.W
+    return 0.0
+
+
 cdef inline bint _try_cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
                           double A2O, double A2T, double lo, double hi,
                           bint moving_left) noexcept nogil:
@@ -273,18 +287,13 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     cdef const double* col = sp.Xt + f * sp.n
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
-    cdef intp_t m = end - start, j, c
+    cdef intp_t m = end - start, j
     cdef double A2T = 0.0, A2O = 0.0, WM, WO, h
     cdef int32_t r
     if m < 2 or T.W < 2.0 * sp.min_leaf:
         return
-    stats_clear(&sp.mov, cd.K)
-    if cd.mode == MODE_SPARSE01:
-        A2T = stats_A2(T, cd)
-        A2O = A2T
-    elif cd.mode == MODE_COMPLETE:
-        for c in range(cd.K):
-            sp.TT[c] = T.s1[c] * T.s1[c] / T.W
+    A2T = _sweep_begin(sp, T)
+    A2O = A2T
     j = m - 1
     while j >= 1:
         r = L[j]
@@ -305,7 +314,7 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     """The best threshold of f: the node's known values in ascending order (from the
     presorted lists when they hold no tie, or gathered and sorted here), then one sweep."""
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t m = -1, nm = 0, j, r0, c
+    cdef intp_t m = -1, nm = 0, j, r0
     cdef const Stats* T
     cdef double A2T = 0.0, A2O = 0.0
     cdef double* Xf = sp.Xf
@@ -338,13 +347,8 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
         for j in range(r0, m):       # the sweep stops at the run of the minimum
             sp.srow[j] = idx[sp.pos[j]]
             sp.sw[j] = wt[sp.pos[j]]
-    stats_clear(&sp.mov, cd.K)
-    if cd.mode == MODE_SPARSE01:
-        A2T = stats_A2(T, cd)
-        A2O = A2T
-    elif cd.mode == MODE_COMPLETE:
-        for c in range(cd.K):
-            sp.TT[c] = T.s1[c] * T.s1[c] / T.W
+    A2T = _sweep_begin(sp, T)
+    A2O = A2T
     # sweep downwards (moving side = right, CLUS's "yes" branch), as CLUS does: with the
     # tie rule the order of the candidates decides near-ties; stop at the run of the minimum
     j = m - 1

@@ -295,19 +295,24 @@ def test_hierarchical_feature_values_must_be_declared(tmp_path, capsys):
 
 # -- §3: huge values, degenerate rankings, JSON --------------------------------------------------
 
-def _regression(tmp_path, name, fx=1.0, ft=1.0, n=80):
+def _regression(tmp_path, name, fx=1.0, ft=1.0, n=80, classes=False):
+    """A CSV with 4 features (a planted in a and b, a scaled to at most ``fx``) and a target
+    t: numeric scaled to at most ``ft``, or with ``classes`` "p"/"q"."""
     import numpy as np
 
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(1 if classes else 0)
     X = rng.normal(size=(n, 4))
-    y = 3 * X[:, 0] + X[:, 1] + 0.1 * rng.normal(size=n)
+    if classes:
+        y = np.where(2 * X[:, 0] + X[:, 1] > 0, "p", "q")
+    else:
+        y = 3 * X[:, 0] + X[:, 1] + 0.1 * rng.normal(size=n)
+        y = y / np.abs(y).max() * ft
     X[:, 0] = X[:, 0] / np.abs(X[:, 0]).max() * fx
-    y = y / np.abs(y).max() * ft
     p = tmp_path / name
     with open(p, "w") as fh:
         fh.write("a,b,c,d,t\n")
         for r, t in zip(X, y):
-            fh.write(",".join(repr(float(v)) for v in r) + f",{float(t)!r}\n")
+            fh.write(",".join(repr(float(v)) for v in r) + f",{t if classes else repr(float(t))}\n")
     return str(p)
 
 
@@ -399,18 +404,8 @@ def test_stats_json_is_json_and_missing_values_are_reported(tmp_path, capsys):
 # -- the rankers added since (ReliefE, MultiSURF, mutual information) --------------------------
 
 def _classes(tmp_path, name, fx=1.0, n=60):
-    import numpy as np
-
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(n, 4))
-    y = np.where(2 * X[:, 0] + X[:, 1] > 0, "p", "q")
-    X[:, 0] = X[:, 0] / np.abs(X[:, 0]).max() * fx
-    p = tmp_path / name
-    with open(p, "w") as fh:
-        fh.write("a,b,c,d,t\n")
-        for r, t in zip(X, y):
-            fh.write(",".join(repr(float(v)) for v in r) + f",{t}\n")
-    return str(p)
+    """``_regression``'s data with a class target ("p"/"q")."""
+    return _regression(tmp_path, name, fx=fx, n=n, classes=True)
 
 
 NEW_RANKERS = [("reliefe", {"embed": "none", "neighbours": 5}), ("multisurf", {}),

@@ -192,3 +192,17 @@ def test_store_views_and_tables_on_a_small_experiment(tmp_path):
     assert (z["n_train"] + z["n_test"], z["n_features"], z["n_targets"]) == (300, 12, 3)
     with pytest.raises(fw.StudyError):
         stores["nope"]
+
+
+def test_relational_settings_keep_continuation_apart():
+    """Runs with ``continuation: none`` (re3py's search space) are their own row of the
+    relational table, never averaged into AGG-All; other continuations are named too."""
+    from reproduce.studies.relational import RE3PY_SPACE, setting_of
+
+    assert setting_of('{"trees": 50}') == "AGG-All"
+    assert setting_of('{"trees": 50, "continuation": "both"}') == "AGG-All"
+    assert setting_of('{"trees": 50, "continuation": "none"}') == RE3PY_SPACE
+    assert setting_of('{"aggregates": "exist"}') == "AGG-Exist"
+    assert setting_of('{"tables": "target", "continuation": "none"}') == \
+        "NO-Rel, continuation none"
+    assert setting_of('{"continuation": "yes"}') == "AGG-All, continuation yes"

@@ -25,6 +25,14 @@ Choices (spec §G, recorded in docs/relational.md):
   sum outside), tested > 0 only — the FOIL/BoostSRL "exists" test for chains of any length.
   (re3py's follow table admits no aggregate after count when count is the only aggregate, so
   its AGG-Exist tests are single atoms.)
+* A relation with no facts has no atom tests. Through it a chain's innermost aggregate is
+  the empty group's value for every grounding of the atoms before it (count/sum 0, the rest
+  critical values that the outer aggregates drop), so the feature is a constant or the
+  existence test of the shorter chain, which is a candidate itself. Left in, random forests
+  chose the longer chain when the shorter was not sampled, and the thesis attribution gave
+  the empty relation half of an existence test's reward (a non-zero score for a relation
+  that cannot inform any test); out, its score is 0 by construction and fewer candidates
+  are evaluated.
 * Size: at most ``max_chain`` atoms (3; re3py's ``longest_atom_test_chain`` is 4, but its
   code restarts every context shorter than that, so its tests never exceed ℓ atoms; with
   continuation, 4-atom tests cost 3/4 of carcinogenesis's forest time for no measured gain),
@@ -150,6 +158,8 @@ class Language:
                     continue
             if "old" not in m.specs:
                 continue        # nothing binds it to the feature
+            if len(ds.relations[m.relation].tuples) == 0:
+                continue        # no facts: adds no test (see the module docstring)
             modes.append((r, m.specs))
         self.modes = sorted(set(modes), key=lambda t: (self.rel_names[t[0]], t[1]))
         if self.target_only:
