@@ -199,3 +199,32 @@ def test_hierarchical_without_pystan_is_one_line_and_exit_2(tmp_path, capsys, mo
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "pip install pystan" in err
     assert "signed-rank needs no Stan" in err
+
+
+_SEEDED_RUN = """
+import numpy as np
+from frcli.stats import bayes as bs
+rng = np.random.default_rng(2)
+x = 0.8 + 0.02 * rng.standard_normal((3, 5))
+y = x + 0.01 + 0.01 * rng.standard_normal((3, 5))
+r = bs.compare(x, y, "a", "b", test="hierarchical", rope=0.01, nsamples=2000, seed=3)
+print(r.p_a, r.p_rope, r.p_b)
+"""
+
+
+@pytest.mark.slow
+def test_hierarchical_test_is_reproducible_for_a_seed():
+    """baycomp does not pass its random_state to Stan, and httpstan then seeds Stan with the
+    clock once per process: two processes gave different probabilities for the same scores.
+    We pass the seed (bayes._seeded_stan)."""
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("stan")
+    out = []
+    for _ in range(2):
+        out.append(subprocess.run([sys.executable, "-c", _SEEDED_RUN], capture_output=True,
+                                  text=True, check=True).stdout.split()[-3:])
+        time.sleep(1.1)
+    assert out[0] == out[1]

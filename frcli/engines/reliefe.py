@@ -59,6 +59,7 @@ never an n × n matrix (the TwoNN and UMAP transform work in row blocks).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -95,15 +96,91 @@ def _kernels():
 
 def _umap():
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")   # "Tensorflow not installed; ParametricUMAP ..."
-            import umap  # noqa: F401
-            from umap import UMAP
+        try:
+            UMAP = _import_umap(lean=True)
+        except Exception:  # noqa: BLE001 - something needed what _lean_import holds back
+            import sys
+            for name in [m for m in sys.modules if m.split(".")[0] in ("umap", "pynndescent")]:
+                del sys.modules[name]
+            UMAP = _import_umap(lean=False)
     except ImportError:
         raise UserError("ReliefE's embeddings need umap-learn (pip install umap-learn); "
                         "embed=none works without it") from None
     _cache_numba("umap", "pynndescent")
     return UMAP
+
+
+def _import_umap(lean: bool):
+    with warnings.catch_warnings(), _lean_import(lean):
+        warnings.simplefilter("ignore")   # "Tensorflow not installed; ParametricUMAP ..."
+        from umap import UMAP
+    return UMAP
+
+
+@contextlib.contextmanager
+def _lean_import(lean: bool = True):
+    """Import umap-learn for less: its import is most of the embedded command's CPU time
+    (docs/benchmarks.md, "Where ReliefE's time goes"). Two things it does in every process
+    that change nothing it computes:
+
+    * pandas: scikit-learn's ``utils.fixes`` tries ``import pandas`` at module level and keeps
+      the module in a global it never uses (pandas inputs are recognised at call time through
+      ``sys.modules``); nothing on umap-learn's path needs it. While umap-learn is imported,
+      and only if pandas is not loaded yet, ``import pandas`` fails there (``sys.modules``
+      entry None, Python's documented way) and pandas stays importable afterwards.
+    * numba: umap-learn and pynndescent compile some functions at import (explicit
+      signatures) and the rest on first use, almost none with ``cache=True``. While they are
+      imported, ``numba.jit``/``njit`` default to ``cache=True``, so the machine code (the
+      same code) is kept on disk (next to the package, or in ``NUMBA_CACHE_DIR``) and loaded
+      by later processes (``_cache_numba`` does it for dispatchers made elsewhere).
+
+    ``FRCLI_LEAN_IMPORT=0`` (pandas) and ``FRCLI_NUMBA_CACHE=0`` (numba) turn them off; if the
+    import fails either way, ``_umap`` retries it as is (``lean=False``).
+    """
+    import sys
+
+    if not lean:
+        yield
+        return
+    block = (os.environ.get("FRCLI_LEAN_IMPORT", "1") != "0" and "pandas" not in sys.modules
+             and "umap" not in sys.modules)
+    cache = os.environ.get("FRCLI_NUMBA_CACHE", "1") != "0" and "umap" not in sys.modules
+    if not (block or cache):
+        yield
+        return
+    patched = []
+    if cache:
+        try:
+            import numba
+        except ImportError:
+            numba = None
+        if numba is not None:
+            for name in ("jit", "njit"):
+                orig = getattr(numba, name)
+                setattr(numba, name, _caching(orig))
+                patched.append((numba, name, orig))
+    if block:
+        sys.modules["pandas"] = None   # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _unpatch(patched, block)
+
+
+def _caching(decorator):
+    def jit(*args, **kwargs):
+        kwargs.setdefault("cache", True)
+        return decorator(*args, **kwargs)
+    return jit
+
+
+def _unpatch(patched, block: bool) -> None:
+    import sys
+
+    for mod, name, orig in patched:
+        setattr(mod, name, orig)
+    if block and sys.modules.get("pandas", 0) is None:
+        del sys.modules["pandas"]
 
 
 _CACHED: set[str] = set()

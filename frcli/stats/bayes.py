@@ -133,7 +133,8 @@ def compare(x: np.ndarray, y: np.ndarray, a: str, b: str, *, test: str = "hierar
         _check_stan(bc)
         y = _spread_constant_differences(x, y, rope, seed)
         try:
-            with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), _quiet():
+            with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), _quiet(), \
+                    _seeded_stan(seed):
                 # baycomp pickles its last sample into the working directory: keep it out
                 post = bc.HierarchicalTest(x, y, rope, runs=runs, nsamples=nsamples // chains,
                                            chains=chains, random_state=seed)
@@ -233,6 +234,28 @@ def _correlated(bc, x: np.ndarray, y: np.ndarray, rope: float, runs: int):
         m = float(d[0])
         return (float(m < -rope), float(-rope <= m <= rope), float(m > rope))
     return tuple(float(v) for v in bc.CorrelatedTTest.probs(x, y, rope, runs=runs))
+
+
+@contextlib.contextmanager
+def _seeded_stan(seed: int):
+    """baycomp 1.0.3 takes ``random_state`` but never passes it to Stan (it calls
+    ``stan.build(code, data=...)`` without ``random_seed``), so each run drew a new posterior
+    sample and the same scores gave probabilities differing by ~0.02 between runs (seen in the
+    ReliefE study). Pass our seed to ``stan.build`` for the duration of the call, so the test
+    is reproducible like every other number we print."""
+    import stan
+
+    build = stan.build
+
+    def seeded_build(program_code, data=None, random_seed=None):
+        return build(program_code, data={} if data is None else data,
+                     random_seed=int(seed) % (2 ** 31) if random_seed is None else random_seed)
+
+    stan.build = seeded_build
+    try:
+        yield
+    finally:
+        stan.build = build
 
 
 @contextlib.contextmanager
