@@ -91,10 +91,7 @@ def fig5(df, shares, ds: str, name: str) -> str:
     ax.set_ylabel("features with a positive importance (%)")
     ax.set_title(f"(c) {ds}: share of positive importances")
     ax.legend(fontsize=8)
-    A.FIGURES.mkdir(parents=True, exist_ok=True)
-    fig.savefig(A.FIGURES / f"{name}.png", dpi=100, bbox_inches="tight",
-                metadata={"Software": None})
-    return f"figures/{name}.png"
+    return A.save_png(fig, name, dpi=100)
 
 
 def render(stores) -> str:
