@@ -73,7 +73,8 @@ print(json.dumps(np.asarray(r.feature_importances_).tolist()))
 """
 
 
-SPLIT_OURS = r"""
+# Both sides' split scripts start with this clock: wall and CPU seconds since the last mark
+_CLOCK = r"""
 import sys, time, json
 W, C = time.perf_counter(), time.process_time()
 T = {}
@@ -81,6 +82,9 @@ def mark(key):
     global W, C
     T[key] = [time.perf_counter() - W, time.process_time() - C]
     W, C = time.perf_counter(), time.process_time()
+"""
+
+SPLIT_OURS = _CLOCK + r"""
 import frcli.cli  # noqa: F401  (what `frcli rank` imports before it works)
 from frcli.data import load_dataset
 from frcli.engines import reliefe as R
@@ -99,14 +103,8 @@ for call in ("first", "second"):        # first: numba cache loading + work; sec
 print(json.dumps(T))
 """
 
-SPLIT_PEER = r"""
-import sys, time, json, warnings
-W, C = time.perf_counter(), time.process_time()
-T = {}
-def mark(key):
-    global W, C
-    T[key] = [time.perf_counter() - W, time.process_time() - C]
-    W, C = time.perf_counter(), time.process_time()
+SPLIT_PEER = _CLOCK + r"""
+import warnings
 warnings.filterwarnings("ignore")
 import logging; logging.disable(logging.CRITICAL)
 import numpy as np, arff

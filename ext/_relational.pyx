@@ -298,6 +298,16 @@ cdef void eval_level(RelDB db, Eval* E, int d) noexcept nogil:
         E.inner[s] = acc_final(&E.acc[s], E.node_agg[s])
 
 
+cdef void _chain_free(Eval* E, int* col_node, int* prev) noexcept nogil:
+    """Free ``eval_chain``'s working memory (the accumulators' buffers are freed first)."""
+    free(col_node)
+    free(prev)
+    free(E.node_agg)
+    free(E.node_child)
+    free(E.acc)
+    free(E.inner)
+
+
 cdef int eval_chain(RelDB db, Batch b, int c, const int32_t* cols, int K,
                     const int32_t* keys, int nkeys, const intp_t* rows, intp_t n,
                     double* out) noexcept nogil:
@@ -320,12 +330,7 @@ cdef int eval_chain(RelDB db, Batch b, int c, const int32_t* cols, int K,
     E.inner = <double*>malloc((E.m * K + 1) * sizeof(double))
     if (col_node == NULL or prev == NULL or E.node_agg == NULL or E.node_child == NULL
             or E.acc == NULL or E.inner == NULL):
-        free(col_node)
-        free(prev)
-        free(E.node_agg)
-        free(E.node_child)
-        free(E.acc)
-        free(E.inner)
+        _chain_free(&E, col_node, prev)
         return -1
     # the suffix trie, built from the innermost level out (a node of level d is the pair
     # (aggs[d], its level-d+1 node)); then renumbered so level d is [lvl_start[d], [d+1])
@@ -390,12 +395,7 @@ cdef int eval_chain(RelDB db, Batch b, int c, const int32_t* cols, int K,
     free(remap)
     free(tagg)
     free(tchild)
-    free(col_node)
-    free(prev)
-    free(E.node_agg)
-    free(E.node_child)
-    free(E.acc)
-    free(E.inner)
+    _chain_free(&E, col_node, prev)
     return -1 if E.oom else 0
 
 

@@ -82,13 +82,9 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     return 0
 
 
-cdef void splitter_free(Splitter* sp) noexcept nogil:
-    cdef intp_t v
-    sp.cat = sp.cat_own
-    if sp.cat != NULL:
-        for v in range(sp.max_ncat):
-            stats_free(&sp.cat[v])
-    free(sp.cat)
+cdef void _batch_free(Splitter* sp) noexcept nogil:
+    """Free what ``batch_init`` allocates (batched categories off again)."""
+    free(sp.stamp)
     free(sp.bslot)
     free(sp.bcat)
     free(sp.bcat_s1)
@@ -96,6 +92,20 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.bpresent)
     free(sp.acols)
     free(sp.TTa)
+    sp.stamp = sp.bslot = sp.acols = NULL
+    sp.bcat = NULL
+    sp.bcat_s1 = sp.bzero = sp.TTa = NULL
+    sp.bpresent = NULL
+
+
+cdef void splitter_free(Splitter* sp) noexcept nogil:
+    cdef intp_t v
+    sp.cat = sp.cat_own
+    if sp.cat != NULL:
+        for v in range(sp.max_ncat):
+            stats_free(&sp.cat[v])
+    free(sp.cat)
+    _batch_free(sp)
     stats_free(&sp.tot)
     stats_free(&sp.tc)
     stats_free(&sp.miss)
@@ -109,7 +119,6 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.srow)
     free(sp.sw)
     free(sp.TT)
-    free(sp.stamp)
     free(sp.cur_cats)
     free(sp.best_cats)
     free(sp.try_cats)
@@ -406,18 +415,7 @@ cdef int batch_init(Splitter* sp, const int64_t* nd_ptr, const int32_t* nd_rows,
     sp.TTa = <double*>malloc((K + 1) * sizeof(double))
     if (sp.stamp == NULL or sp.bslot == NULL or sp.bcat == NULL or sp.bcat_s1 == NULL
             or sp.bzero == NULL or sp.bpresent == NULL or sp.acols == NULL or sp.TTa == NULL):
-        free(sp.stamp)
-        free(sp.bslot)
-        free(sp.bcat)
-        free(sp.bcat_s1)
-        free(sp.bzero)
-        free(sp.bpresent)
-        free(sp.acols)
-        free(sp.TTa)
-        sp.stamp = sp.bslot = sp.acols = NULL
-        sp.bcat = NULL
-        sp.bcat_s1 = sp.bzero = sp.TTa = NULL
-        sp.bpresent = NULL
+        _batch_free(sp)
         return -1
     memset(sp.stamp, 0xFF, (sp.n + 1) * sizeof(int32_t))      # -1: no node
     for f in range(sp.F):

@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="results root (default results/reproduce/<code hash>)")
     ap.add_argument("--doc", default=str(fw.DOC), help="the document (docs/reproduction.md)")
     ap.add_argument("--list", action="store_true", help="list the studies and exit")
+    ap.add_argument("--times", action="store_true",
+                    help="only rewrite (with --check: compare) the Run times section, from the "
+                         "sections' stamps; runs nothing")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.jobs > 64:
@@ -67,9 +70,11 @@ def _run(args) -> int:
     if args.quick:
         chosen = [s for s in chosen if s.quick]
     doc = Path(args.doc)
+    if args.times:
+        return _summary(doc, all_studies, args.check)
     root = fw.results_root(args.results)
-    fw.log(f"{len(chosen)} stud{'y' if len(chosen) == 1 else 'ies'}, --jobs {args.jobs}, "
-           f"results in {root}")
+    fw.log(f"{len(chosen)} stud{'y' if len(chosen) == 1 else 'ies'} "
+           f"({', '.join(s.name for s in chosen)}), --jobs {args.jobs}, results in {root}")
     t0 = time.perf_counter()
     stale, outcomes = [], []
     for st in chosen:
@@ -89,14 +94,33 @@ def _run(args) -> int:
     total = time.perf_counter() - t0
     fw.log(f"total run time {total:.0f} s ({total / 60:.1f} min) for "
            f"{', '.join(s.name for s in chosen)} with --jobs {args.jobs}")
-    if not args.check and not args.studies and not args.quick:
+    if not args.check:
+        full = not args.studies and not args.quick
         text = doc.read_text(encoding="utf-8")
-        doc.write_text(fw.splice(text, "_summary", fw.summary(outcomes, total, args.jobs)),
+        line = fw.full_run_line(total, args.jobs, [s.name for s in chosen]) if full else None
+        doc.write_text(fw.splice(text, fw.SUMMARY, fw.summary(text, all_studies, line)),
                        encoding="utf-8")
+    summary_stale = bool(args.check and _summary(doc, all_studies, True))
     if stale:
         print(f"stale sections in {doc}: {', '.join(stale)}; regenerate with "
               f"`python -m reproduce {' '.join(stale)}` and commit", file=sys.stderr)
-        return 1
+    return 1 if stale or summary_stale else 0
+
+
+def _summary(doc, all_studies, check: bool) -> int:
+    """Rewrite the Run times section from the doc's stamps, or (check) return 1 when stale."""
+    text = doc.read_text(encoding="utf-8")
+    fresh = fw.summary(text, all_studies)
+    if check:
+        diff = fw.stale_diff(fw.section(text, fw.SUMMARY), fresh, fw.SUMMARY)
+        if diff:
+            print(diff)
+            print(f"the Run times section of {doc} is stale: `python -m reproduce --times`",
+                  file=sys.stderr)
+            return 1
+        return 0
+    doc.write_text(fw.splice(text, fw.SUMMARY, fresh), encoding="utf-8")
+    fw.log(f"Run times section written to {doc}")
     return 0
 
 

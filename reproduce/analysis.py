@@ -118,10 +118,26 @@ def cd_png(name: str, comparison, title: str) -> str:
     c = comparison
     fig = cd_diagram(c.methods, c.avg_ranks, cd=c.nemenyi_cd if c.rejects else None,
                      groups=c.groups, friedman_p=c.f_p, title=title)
+    return save_png(fig, name)
+
+
+def save_png(fig, name: str, dpi: int = 110) -> str:
+    """Write docs/figures/<name>.png (no software stamp: the file depends only on the
+    figure); return its doc link."""
     FIGURES.mkdir(parents=True, exist_ok=True)
-    fig.savefig(FIGURES / f"{name}.png", dpi=110, bbox_inches="tight",
+    fig.savefig(FIGURES / f"{name}.png", dpi=dpi, bbox_inches="tight",
                 metadata={"Software": None})
     return f"figures/{name}.png"
+
+
+def conclusions(P, n_sets: int, rows) -> list[str]:
+    """The "paper's conclusions beside ours" block of a section: one row per conclusion
+    (question, the paper's answer, ours), over the paper's and our numbers of data sets."""
+    from reproduce import md
+
+    return ["### The paper's conclusions beside ours", "",
+            md.table(["question", f"paper ({P.fact('n_sets').value} sets)",
+                      f"ours ({n_sets} sets)"], rows, "lll"), ""]
 
 
 def params(p: str) -> dict:

@@ -97,9 +97,66 @@ def _check(names: list[str], tmp_path) -> None:
 
 @pytest.mark.shared
 def test_quick_sections_are_not_stale(shared_data, tmp_path):
-    """Regenerates the quick studies (MTR Table 7: ~35 s with 2 jobs) from scratch."""
+    """Regenerates the quick studies (MTR Table 7: ~35 s with 2 jobs) from scratch; then the
+    same check on a copy of the doc with one number of the MTR table changed must fail (the
+    stores of the first run are reused, so this costs seconds)."""
     quick = [s.name for s in fw.studies().values() if s.quick and not s.draft]
-    _check(quick, tmp_path)
+    results = tmp_path / "results"
+    _check(quick, results)
+    text = fw.DOC.read_text(encoding="utf-8")
+    sec = fw.section(text, "mtr-table7")
+    row = next(ln for ln in sec.split("\n") if ln.startswith("| jura |"))
+    cells = row.split(" | ")
+    i = next(j for j, c in enumerate(cells) if re.fullmatch(r"\*{0,2}\d\.\d{3}\*{0,2}", c))
+    num = re.search(r"\d\.\d{3}", cells[i]).group()
+    cells[i] = cells[i].replace(num, f"{float(num) + 0.001:.3f}")
+    stale = tmp_path / "reproduction.md"
+    tampered = " | ".join(cells)
+    stale.write_text(text.replace(row, tampered), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    r = subprocess.run([sys.executable, "-m", "reproduce", "mtr-table7", "--check", "--jobs",
+                        "2", "--no-progress", "--results", str(results), "--doc", str(stale)],
+                       cwd=REPO, env=env, capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"-{tampered}" in r.stdout and f"+{row}" in r.stdout
+    assert "stale sections" in r.stderr and " 0 computed" in r.stderr
+
+
+def test_run_times_section_is_current():
+    """The Run times section equals what the sections' stamps and the study declarations
+    give (`python -m reproduce --times` rewrites it; every section write refreshes it)."""
+    text = fw.DOC.read_text(encoding="utf-8")
+    diff = fw.stale_diff(fw.section(text, fw.SUMMARY), fw.summary(text, fw.studies()),
+                         fw.SUMMARY)
+    assert not diff, f"regenerate with `python -m reproduce --times` and commit:\n{diff}"
+
+
+def test_run_times_read_stamps_subsets_and_shared_stores():
+    from reproduce.studies import _subset
+
+    def body(name, runs, t):
+        return (f"## {name}\n\n{fw.STAMP} `python -m reproduce {name}` · commit abc · code "
+                f"0123456789ab · config fedcba987654 · 2026-01-02 · {runs} runs, {t} of "
+                f"ranking and evaluation (one core per run)</sub>\n\ntext")
+
+    ref = _subset.ref("configs/hmlc.yaml", ["church_FUN", "eisen_FUN"])
+    render = lambda stores: ""  # noqa: E731
+    studies = {"a": fw.Study("a", "A", ("configs/mtr-table7.yaml",), render, order=1),
+               "b": fw.Study("b", "B", (ref,), render, order=2),
+               "c": fw.Study("c", "C", (ref,), render, order=3),
+               "d": fw.Study("d", "D", (ref,), render, order=4, draft=True),
+               "e": fw.Study("e", "E", ("configs/mlc-subset.yaml",), render, order=5)}
+    doc = ""
+    for name, runs, t in (("a", 330, "9 min"), ("b", 100, "1.5 h"), ("c", 100, "1.5 h")):
+        doc = fw.splice(doc, name, body(name, runs, t))
+    assert fw.read_stamp(fw.section(doc, "b"))["time"] == "1.5 h"
+    out = fw.summary(doc, studies)
+    rows = {ln.split(" | ")[0][2:]: ln for ln in out.split("\n") if ln.startswith("| ")}
+    assert "2 of 12 data sets of `configs/hmlc.yaml`" in rows["b"]
+    assert "the runs of b" in rows["c"] and "d" not in rows and "draft" not in rows["a"]
+    assert "no section yet" in rows["e"] and "subset: `configs/mlc-subset.yaml`" in rows["e"]
+    assert rows["total"].startswith("| total | 430 | 99 min")      # 9 min + 1.5 h, c once
+    assert "Not generated yet: e." in out and "Draft studies, not run by" in out
 
 
 @pytest.mark.slow

@@ -369,8 +369,8 @@ def _iter_local(tasks: Iterable[Task], jobs: int, threads: int) -> Iterator[tupl
                         yield t, res
                 fill()
         except BaseException:
-            for f in futs:
-                f.cancel()
+            # no Future.cancel() first: the broken pool marks every pending future itself,
+            # and marking a cancelled one raises InvalidStateError in its manager thread
             _stop_workers(pool)
             raise
 

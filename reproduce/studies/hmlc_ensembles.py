@@ -232,11 +232,7 @@ def render(stores) -> str:
         "",
         md.table(["data set", *cols], rows),
         "",
-        "### The paper's conclusions beside ours",
-        "",
-        md.table(["question", f"paper ({P.fact('n_sets').value} sets)", f"ours ({N} sets)"],
-                 concl, "lll"),
-        "",
+        *A.conclusions(P, N, concl),
         f"Relevance per ranking (Table 2, {P.table_cite('table2')}; wins/ties/losses against "
         f"the baseline over our {N} sets):",
         "",

@@ -208,11 +208,7 @@ def render(stores) -> str:
         "",
         md.table(["measure", *cols], rank_rows),
         "",
-        "### The paper's conclusions beside ours",
-        "",
-        md.table(["question", f"paper ({P.fact('n_sets').value} sets)", f"ours ({N} sets)"],
-                 concl, "lll"),
-        "",
+        *A.conclusions(P, N, concl),
         f"Relevance per measure: rankings significantly better than the baseline after BH, "
         f"and wins (of {N}) of four of them:",
         "",

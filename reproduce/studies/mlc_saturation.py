@@ -43,10 +43,7 @@ def figure(view, sets, name: str) -> str:
         ax.set_xlabel("number of trees")
         ax.set_title(f"{SHORT[m]}, mean over {len(sets)} sets")
     ax.legend(fontsize=7, ncol=2)
-    A.FIGURES.mkdir(parents=True, exist_ok=True)
-    fig.savefig(A.FIGURES / f"{name}.png", dpi=100, bbox_inches="tight",
-                metadata={"Software": None})
-    return f"figures/{name}.png"
+    return A.save_png(fig, name, dpi=100)
 
 
 def render(stores) -> str:
