@@ -214,3 +214,44 @@ def test_relational_settings_keep_continuation_apart():
     assert setting_of('{"tables": "target", "continuation": "none"}') == \
         "NO-Rel, continuation none"
     assert setting_of('{"continuation": "yes"}') == "AGG-All, continuation yes"
+
+
+def test_pml_str_rows_laplace_gating_and_pol_cost():
+    """P-ML (reproduce/studies/_ssl_render.py): STR sets are their own task, the Laplace score
+    is compared only where the paper ranks it, the STR and Relief conclusions can fail, and
+    pol's cost is scaled from the measured probe by mortgage's per-(fold, L) time."""
+    import types
+
+    import numpy as np
+    import pandas as pd
+
+    from reproduce.papers import paper
+    from reproduce.studies import _ssl_render as R
+
+    assert R._task("STR/MTR", "treasury") == "STR" and R._task("STR/MTR", "edm") == "MTR"
+    assert R._laplace_tasks(paper("p-ml")) == {"STR"}
+    D = pd.DataFrame([{"task": "STR", "dataset": "mortgage", "genie3": 0.1, "rf": 0.2,
+                       "symbolic": 0.1, "relief": -0.1, "laplacian": 0.3},
+                      {"task": "STR", "dataset": "treasury", "genie3": 0.1, "rf": 0.2,
+                       "symbolic": 0.1, "relief": 0.1, "laplacian": 0.3}])
+    row = R._str_row(D, ("mortgage", "treasury"))
+    assert row[1] == "mortgage: 4 of 5, treasury: 5 of 5" and row[2] == "partly"
+    assert R._str_row(D.iloc[1:], ("mortgage", "treasury"))[2] == "holds"
+    ranks = {"classification": pd.Series({"genie3": 2.0, "rf": 3.0, "symbolic": 4.0,
+                                          "relief": 1.0}),
+             "STR": pd.Series({"genie3": 2.0, "rf": 3.0, "symbolic": 1.0, "relief": 4.0,
+                               "laplacian": 5.0})}
+    assert R._relief_row(ranks)[2] == "holds"
+    ranks["STR"]["relief"] = 0.5
+    assert R._relief_row(ranks)[2] == "partly"
+    runs = pd.DataFrame({"dataset": ["mortgage"] * 4, "split": [0, 0, 1, 1],
+                         "labeled": [50, 50, 50, 50], "rank_time_s": [1.0, 2.0, 3.0, 4.0],
+                         "eval_time_s": np.zeros(4)})
+    probe = {"method": "rf-rf", "split": 0, "labeled": 200, "times": {
+        "mortgage": {"seconds": 2.0, "rows": 1049, "features": 15, "train": 944},
+        "pol": {"seconds": 60.0, "rows": 15000, "features": 48, "train": 13500}}}
+    note = R._probe_note(probe, types.SimpleNamespace(runs=runs))
+    # mortgage: (3 + 7) / 2 = 5 s per (fold, L); x30 = 150 s = about 2 min, 2 of them 0.1 h
+    assert "30x" in note and "mean of its 2 (fold, L)" in note and "about 2 min" in note
+    assert "0.1 h" in note and note.endswith("<!-- volatile -->")
+    assert R._probe_note(None, types.SimpleNamespace(runs=runs)) == ""

@@ -296,14 +296,66 @@ def _task_areas(view, measure: str, extra_k: str | None = None):
     return _areas(w)
 
 
-def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None) -> str:
-    """The P-ML section from the stores of the tasks that ran (``None``: not run)."""
+STR_SETS = ("mortgage", "treasury", "pol")
+
+
+def _task(group: str, dataset: str) -> str:
+    """The paper's task name of a data set of a config group ("STR/MTR" holds both)."""
+    if group == "STR/MTR":
+        return "STR" if dataset in STR_SETS else "MTR"
+    return group
+
+
+def _laplace_tasks(P) -> set[str]:
+    """The tasks where the paper ranks the Laplace score (its Table 11 column; STR): elsewhere
+    our Laplace runs are left out of the ranks and shares compared with the paper's."""
+    return {t for t, row in P.table("table11").items() if row.get("laplace") is not None}
+
+
+def _probe_note(probe: dict | None, reg) -> str:
+    """Why pol is not run: the measured seconds of one SSL forest on pol and on mortgage at
+    one (fold, L), and what they imply for pol's (fold, L) given mortgage's measured cost."""
+    if probe is None or reg is None:
+        return ""
+    t = probe["times"]
+    runs = reg.runs
+    m = runs[runs["dataset"] == "mortgage"]
+    if m.empty or "pol" not in t or "mortgage" not in t:
+        return ""
+    per = (m["rank_time_s"] + m["eval_time_s"]).groupby([m["split"], m["labeled"]]).sum()
+    ratio = t["pol"]["seconds"] / t["mortgage"]["seconds"]
+    est = ratio * per.mean()
+    n = len(per)
+    return (f"Pol ({t['pol']['rows']} rows, {t['pol']['features']} features) is left out: "
+            f"the SSL RF-score ranking with its w tuning (`{probe['method']}`, the cheapest "
+            f"of the three SSL forests) took {t['pol']['seconds']:.0f} s on its training fold "
+            f"{probe['split']} ({t['pol']['train']} rows) with L = {probe['labeled']}, "
+            f"against {t['mortgage']['seconds']:.1f} s on mortgage's ({ratio:.0f}x; one "
+            f"core, `reproduce/studies/ssl.py` `compute`). A (fold, L) of mortgage took "
+            f"{per.mean():.0f} s of ranking and evaluation here (mean of its {n} (fold, L)), so "
+            f"one of pol's would take about {est / 60:.0f} min and its {n} about "
+            f"{n * est / 3600:.1f} h of one core, more where Relief's and the Laplace "
+            f"score's neighbour searches grow with the square of the rows. <!-- volatile -->")
+
+
+def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None, *,
+               probe: dict | None = None) -> str:
+    """The P-ML section from the stores of the tasks that ran (``None``: not run);
+    ``probe``: ``reproduce.studies.ssl.compute``'s timings (why pol is not run)."""
     P = paper("p-ml")
+    lap_tasks = _laplace_tasks(P)
     out = ["## Semi-supervised feature ranking for every task (P-ML, thesis Ch. 6)", ""]
     names = {"classification": stc, "STR/MTR": reg, "MLC": mlc}
     views = {k: stores[v] for k, v in names.items() if v is not None}
     not_run = [k for k, v in names.items() if v is None]
-    sets = {k: sorted(v.frame["dataset"].unique()) for k, v in views.items()}
+    order = ("classification", "MLC", "HMLC", "STR", "MTR")      # the paper's task order
+    sets = {k: sorted(v.frame["dataset"].unique(), key=lambda d, k=k: (
+        order.index(_task(k, d)) if _task(k, d) in order else len(order), d))
+        for k, v in views.items()}
+    by_task: dict[str, list] = {}
+    for k, v in sets.items():
+        for d in v:
+            by_task.setdefault(_task(k, d), []).append(d)
     out += [
         "`configs/ssl-classification.yaml` (STC), `configs/ssl.yaml` (STR, MTR) and "
         "`configs/ssl-mlc.yaml` (MLC, HMLC): "
@@ -318,14 +370,17 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None)
         "curves (unit spacing). SSL-Relief chooses its influences and k by internal 4-fold "
         "CV (the default), supervised Relief its k; the Laplace score is our "
         "semi-supervised Laplacian score (A22: its graph is not published).", "",
-        "Data run here: " + "; ".join(f"{k}: {md.listing(v)}" for k, v in sets.items())
+        "Data run here: " + "; ".join(f"{k}: {md.listing(v)}" for k, v in by_task.items())
         + ". The configs list all shared P-ML sets (STC 9, STR 3, MTR 3, MLC 6, HMLC 3); "
         "the others did not fit the time on the loaded 2-core machine (per-(fold, L) costs "
-        "in the P-DS section), and P-ML's other 14 sets are not shared."
+        "in the P-DS section and, for pol, below), and P-ML's other 14 sets are not shared."
         + (f" Not run in this round: {md.listing(not_run)} (their SSL forests with the w "
            "tuning cost minutes per (fold, L) on the smallest shared sets here; run "
            "`frcli experiment configs/ssl.yaml` and `configs/ssl-mlc.yaml` for them)."
            if not_run else ""), ""]
+    pol = _probe_note(probe, views.get("STR/MTR"))
+    if pol:
+        out += [pol, ""]
 
     # (measure, suffix of its 40NN name, of its 20NN name, higher is better): the P-DS config
     # lists knn [20, 40] (20NN plain), the others [40, 20]
@@ -340,8 +395,7 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None)
         a40 = _task_areas(v, measure, k40 or None)
         a20 = _task_areas(v, measure, k20)
         for d in sets[task]:
-            tname = {"classification": "classification", "MLC": "MLC"}.get(
-                task, "STR" if d in ("mortgage", "treasury", "pol") else "MTR")
+            tname = _task(task, d)
             key = ("semi-supervised", {"STR": "regression", "MTR": "mtr",
                                        "classification": "classification",
                                        "MLC": "mlc"}[tname])
@@ -356,6 +410,8 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None)
                 sign = 1.0 if higher else -1.0
                 d40, d20 = sign * (s40 - l40), sign * (s20 - l20)
                 row[score] = d40
+                if score == "laplacian" and tname not in lap_tasks:
+                    continue          # not among the paper's rankings of this task
                 if not np.isnan(d40) and not np.isnan(d20):
                     globality.setdefault(tname, []).append(d40 - d20 > 0)
                 t11.setdefault((tname, d), {})[score] = s40 if higher else -s40
@@ -403,8 +459,10 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None)
     t7 = P.table("table7")
     out += ["### Globality (paper's Table 7)", "",
             "Share of the SSL rankings whose advantage over SL is larger with 40 than with 20 "
-            "neighbours (δ40 − δ20 > 0): " + ", ".join(
-                f"{t} {np.mean(g):.2f} (paper {t7[t]['share']:.2f})"
+            "neighbours (δ40 − δ20 > 0), over the (data set, ranking) pairs run; the "
+            + f"Laplace score counted for {md.listing(sorted(lap_tasks))} only, as in the "
+            "paper: " + ", ".join(
+                f"{t} {np.mean(g):.2f} of {len(g)} (paper {t7[t]['share']:.2f})"
                 for t, g in globality.items()) + ".", ""]
 
     # Table 11
@@ -414,17 +472,20 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None)
     for (tname, d), vals in t11.items():
         s = pd.Series({k: v for k, v in vals.items() if not np.isnan(v)})
         per_task.setdefault(tname, []).append(s.rank(ascending=False))
-    best_here = {}
+    best_here, ranks_here = {}, {}
     for tname, rs in per_task.items():
         avg = pd.concat(rs, axis=1).mean(axis=1)
         best_here[tname] = avg.idxmin()
+        ranks_here[tname] = avg
         rk_rows.append([tname] + [
             f"{md.f3(t11p[tname][c], 2) if t11p[tname].get(c) is not None else '–'} / "
             f"{md.f3(avg.get(s, np.nan), 2)}"
             for s, c in (("genie3", "genie3"), ("rf", "rf"), ("symbolic", "symbolic"),
                          ("relief", "relief"), ("laplacian", "laplace"))])
     out += ["### Which algorithm (paper's Table 11)", "",
-            f"Average ranks by the 40NN area (paper / ours; {P.table_cite('table11')}).", "",
+            f"Average ranks by the 40NN area over the data sets run (paper / ours; "
+            f"{P.table_cite('table11')}); the Laplace score is ranked for "
+            f"{md.listing(sorted(lap_tasks))} only, as in the paper.", "",
             md.table(["task", "Genie3", "RF score", "Symbolic", "Relief", "Laplace"],
                      rk_rows), ""]
 
@@ -444,10 +505,42 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None)
                  ", ".join(f"{t}: {SCORE_NAMES[b]}" for t, b in best_here.items()),
                  _verdict(all(best_here[t] == paper_best[t] for t in best_here),
                           any(best_here[t] == paper_best[t] for t in best_here))],
+                _str_row(D, STR_SETS[:2]),
+                _relief_row(ranks_here),
             ]), "",
             "With a few data sets per task these are indications, not the paper's "
             "statistics." + _full_label_note(views), ""]
     return "\n".join(out)
+
+
+def _str_row(D: pd.DataFrame, high_ch) -> list[str]:
+    """P-ML's STR reading of Table 10 (T:7814-7817): where CH holds well (mortgage,
+    treasury), every SSL ranking, the Laplace score included, beats its SL version."""
+    cols = ["genie3", "rf", "symbolic", "relief", "laplacian"]
+    rows = D[(D["task"] == "STR") & D["dataset"].isin(high_ch)]
+    if rows.empty:
+        return ["STR: SSL beats SL for every ranking on mortgage and treasury (high CH)",
+                "not run", "cannot tell"]
+    wins = {r["dataset"]: int(sum(r[c] > 0 for c in cols)) for _, r in rows.iterrows()}
+    n = sum(wins.values())
+    return ["STR: SSL beats SL for every ranking on mortgage and treasury (high CH)",
+            ", ".join(f"{d}: {w} of {len(cols)}" for d, w in wins.items()),
+            _verdict(n == len(cols) * len(wins), n > len(cols) * len(wins) / 2)]
+
+
+def _relief_row(ranks: dict) -> list[str]:
+    """The headline that the ensemble rankings beat Relief on every task but STC (Table 11,
+    T:7834-7838),
+    read per task from our average ranks)."""
+    here, ok = [], []
+    for t, avg in ranks.items():
+        ens = min(SCORES, key=lambda s: avg.get(s, np.inf))
+        ahead = avg.get(ens, np.inf) < avg.get("relief", np.inf)
+        here.append(f"{t}: {SCORE_NAMES[ens]} {avg.get(ens, np.nan):.2f} vs Relief "
+                    f"{avg.get('relief', np.nan):.2f}")
+        ok.append(ahead != (t == "classification"))
+    return ["ensemble rankings beat Relief on every task except STC",
+            "; ".join(here), _verdict(all(ok), any(ok))]
 
 
 def _full_label_note(views) -> str:

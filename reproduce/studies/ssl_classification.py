@@ -3,31 +3,22 @@ rankings, the paper's Tables 2-4 beside ours and each conclusion checked. Also p
 classification runs of the P-ML study (reproduce/studies/ssl.py)."""
 from __future__ import annotations
 
-from reproduce.framework import ConfigRef, Study
+from reproduce.framework import Study
+from reproduce.studies import _subset
 
 CONFIG = "configs/ssl-classification.yaml"
 SETS = ["tic-tac-toe"]
 
-
-def _sets(names) -> list[dict]:
-    import yaml
-
-    from reproduce.framework import ROOT
-
-    doc = yaml.safe_load((ROOT / CONFIG).read_text(encoding="utf-8"))
-    return [d for d in doc["datasets"] if d["name"] in names]
-
-
 # The config's protocol, the paper's 10 folds (each SSL forest with its w tuning takes a few
 # seconds per (fold, L) on tic-tac-toe); the other sets are left out for their cost (the
 # section prints the measured times)
-RUN = ConfigRef(CONFIG, name="ssl-classification-subset", set={"datasets": _sets(SETS)})
+RUN = _subset.ref(CONFIG, SETS, suffix="subset")
 
 
 def render(stores) -> str:
     from reproduce.studies._ssl_render import render_pds
 
-    return render_pds(stores[RUN.name], SETS)
+    return render_pds(stores[_subset.store_name(RUN)], SETS)
 
 
 STUDY = Study(name="ssl-classification", title="P-DS (thesis Ch. 6): semi-supervised "
