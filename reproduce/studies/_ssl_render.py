@@ -475,7 +475,7 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
     best_here, ranks_here = {}, {}
     for tname, rs in per_task.items():
         avg = pd.concat(rs, axis=1).mean(axis=1)
-        best_here[tname] = avg.idxmin()
+        best_here[tname] = [k for k, v in avg.items() if v == avg.min()]   # ties: all
         ranks_here[tname] = avg
         rk_rows.append([tname] + [
             f"{md.f3(t11p[tname][c], 2) if t11p[tname].get(c) is not None else '–'} / "
@@ -502,9 +502,10 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
                  _verdict(all(np.mean(g) > 0.5 for g in globality.values()),
                           any(np.mean(g) > 0.5 for g in globality.values()))],
                 ["best per task: Symbolic (STR, MTR), RF score (MLC), Relief (STC)",
-                 ", ".join(f"{t}: {SCORE_NAMES[b]}" for t, b in best_here.items()),
-                 _verdict(all(best_here[t] == paper_best[t] for t in best_here),
-                          any(best_here[t] == paper_best[t] for t in best_here))],
+                 ", ".join(f"{t}: {' = '.join(SCORE_NAMES[x] for x in b)}"
+                           for t, b in best_here.items()),
+                 _verdict(all(paper_best[t] in best_here[t] for t in best_here),
+                          any(paper_best[t] in best_here[t] for t in best_here))],
                 _str_row(D, STR_SETS[:2]),
                 _relief_row(ranks_here),
             ]), "",
