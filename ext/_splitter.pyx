@@ -324,6 +324,17 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
         j -= 1
 
 
+cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
+    """All m values equal: no test, and no sort needed to see it (deep nodes of fully grown
+    trees on tied features, e.g. the semi-supervised forests of P-DS)."""
+    cdef intp_t j
+    cdef double v0 = v[0]
+    for j in range(1, m):
+        if v[j] != v0:
+            return False
+    return True
+
+
 cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """The best threshold of f: the node's known values in ascending order (from the
@@ -346,7 +357,7 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
         from_lists = m >= 0
     if m < 0:
         m = _gather(sp, idx, start, end, f, &nm)
-        if m < 2:
+        if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
             return
         sort_by_value(Xf, sp.pos, m)
     if Xf[0] >= Xf[m - 1]:
