@@ -12,8 +12,8 @@ The estimated P-DS cost of a set is its (fold, L) time summed over the ensembles
 (10 folds x 5 values of L, L = 200 standing for all five), one job.
 
 Usage: ``python bench/bench_ssl_forests.py --reference DIR [--sets chess,mortgage] [--L 200]``
-(DIR: a checkout whose ``frcli`` is the reference, as for ``bench/tree_identity.py``;
-``make bench-ssl-forests REF=DIR``).
+(DIR: a checkout whose ``frcli`` is the reference, as for ``bench/tree_identity.py``,
+e.g. main before issue 12: ``--reference-name "main f755fdd"``).
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import time
@@ -99,11 +100,11 @@ def _run(python_path: str, name: str, labelled: int) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def render(rows: list[dict], labelled: int, argv: str) -> str:
+def render(rows: list[dict], labelled: int, argv: str, ref_name: str) -> str:
     with open("/proc/loadavg") as fh:
         load = fh.read().split()[0]
-    out = [f"`python bench/bench_ssl_forests.py {argv}` at commit {commit()} against the "
-           f"reference build, {platform.processor() or platform.machine()}, load average "
+    out = [f"`python bench/bench_ssl_forests.py {argv}` at commit {commit()} against "
+           f"{ref_name}, {platform.processor() or platform.machine()}, load average "
            f"{load} when it ended (a shared machine: ratios, not seconds, carry over).", "",
            f"**Semi-supervised forests per (fold, L)** (issue 12): one training fold (9/10 of "
            f"the rows), L = {labelled} labelled, per ensemble `forest_scores(trees=100, "
@@ -130,6 +131,8 @@ def render(rows: list[dict], labelled: int, argv: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reference", help="directory whose frcli is the reference build")
+    ap.add_argument("--reference-name", default="the reference build",
+                    help="how the doc names the reference (e.g. its commit)")
     ap.add_argument("--sets", default=DEFAULT_SETS, help="comma list of P-DS / P-ML set names")
     ap.add_argument("--L", type=int, default=200, help="labelled rows (default 200)")
     ap.add_argument("--no-write", action="store_true", help="print, do not update the doc")
@@ -156,8 +159,11 @@ def main() -> int:
         rows.append({"set": name, "ref": ref, "new": new})
         print(name, {e: (round(ref[e]["s"], 1), round(new[e]["s"], 1)) for e in ENSEMBLES},
               flush=True)
-    argv = " ".join(x if not x.startswith("/") else "DIR" for x in sys.argv[1:])
-    text = render(rows, a.L, argv)
+    argv = " ".join("DIR" if x.startswith("/") else shlex.quote(x) for x in sys.argv[1:])
+    for e in ENSEMBLES:          # the ratio over all sets, weighted by time
+        rows_e = [(r["ref"][e]["s"], r["new"][e]["s"]) for r in rows]
+        print(e, "total speed-up", sum(a for a, _ in rows_e) / sum(b for _, b in rows_e))
+    text = render(rows, a.L, argv, a.reference_name)
     print(text)
     if not a.no_write:
         write_block("## Semi-supervised and unsupervised", "bench-ssl-forests", text)
