@@ -13,7 +13,8 @@ The estimated P-DS cost of a set is its (fold, L) time summed over the ensembles
 
 Usage: ``python bench/bench_ssl_forests.py --reference DIR [--sets chess,mortgage] [--L 200]``
 (DIR: a checkout whose ``frcli`` is the reference, as for ``bench/tree_identity.py``,
-e.g. main before issue 12: ``--reference-name "main f755fdd"``).
+e.g. main before issue 12: ``--reference-name "main f755fdd"``; ``make bench-ssl-forests
+REF=DIR REF_NAME=...``).
 """
 from __future__ import annotations
 

@@ -173,3 +173,18 @@ cdef inline double gain_missing(const Stats* S, const Stats* T, const double* a,
     for c in range(K):
         h += buf[c]
     return h
+
+
+cdef inline void sub_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
+    """Take a row out of s (missing mode): exact only where every sum is an integer
+    (``_splitter``'s ``int_sums``), the one place it is used."""
+    cdef intp_t c
+    cdef double v, k, wk
+    s.W -= w
+    for c in range(K):
+        v = y[c]
+        k = v if v == v else 0.0
+        wk = w if v == v else 0.0
+        s.s1[c] -= w * k
+        s.s2[c] -= w * k * k
+        s.nk[c] -= wk

@@ -40,7 +40,7 @@ from frcli._ext._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, 
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
                                     stats_add_row, stats_A2, gain, add_dense, gain_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
-                                    gain_missing_begin)
+                                    gain_missing_begin, sub_missing)
 from frcli._ext._presort cimport Presort, presort_gather
 
 
@@ -973,6 +973,143 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
         memcpy(sp.best_cats, sp.try_cats, k)
 
 
+# -- nominal tests when every sum is an integer (``int_sums``; issue 12) ------------------
+# A test needs only the statistics of its subset of values: they are summed from the rows on
+# the subset's side or, when that side is the larger, taken as the corrected total minus the
+# other side's rows. Integers in doubles: the same values as the plain path's sums of the
+# per-value sums. The values' weights alone decide which tests exist (as in the plain path).
+
+cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                              intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
+    """sp.cat[v].W for every value (summed in node order, as the plain path does) and the
+    rows with f missing (sp.mpos); the number of values present, or -1 when a weight is
+    fractional (then the plain path runs)."""
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef intp_t k = sp.ncat[f], p, v, nm = 0, present = 0
+    cdef double x, w
+    for v in range(k):
+        sp.cat[v].W = 0.0
+    for p in range(start, end):
+        x = col[idx[p]]
+        w = wt[p]
+        if w != floor(w):
+            return -1
+        if isnan(x) or x < 0 or x >= k:
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+        else:
+            sp.cat[<intp_t>x].W += w
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            present += 1
+    nm_out[0] = nm
+    return present
+
+
+cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                            intp_t end, intp_t f, const uint8_t* sel, const Stats* T,
+                            Stats* out) noexcept nogil:
+    """Statistics of the rows whose value of f is in ``sel`` (T: the corrected total)."""
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t k = sp.ncat[f], p, v, K = cd.K
+    cdef double x, ws = 0.0
+    cdef bint own
+    for v in range(k):
+        if sel[v]:
+            ws += sp.cat[v].W
+    own = ws <= T.W - ws
+    if own:
+        stats_clear(out, K)
+    else:
+        stats_copy(out, T, K)
+    for p in range(start, end):
+        x = col[idx[p]]
+        if isnan(x) or x < 0 or x >= k or (sel[<intp_t>x] != 0) != own:
+            continue
+        if own:
+            add_missing(out, cd.C + idx[p] * K, K, wt[p])
+        else:
+            sub_missing(out, cd.C + idx[p] * K, K, wt[p])
+
+
+cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                              intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    """``_random_nominal`` with int_sums: the same draws, the drawn subset's statistics only."""
+    cdef intp_t k = sp.ncat[f], v, nm, present, tries, nA, first = -1
+    cdef Stats* T
+    cdef double h, lo, hi, cW, ml = sp.min_leaf
+    cdef bint ok = False
+    sp.cat = sp.cat_own
+    present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if present < 0:
+        _random_nominal(sp, idx, wt, start, end, f, best)
+        return
+    if present < 2:
+        return
+    T = _corrected_total(sp, idx, wt, nm)
+    for tries in range(10):
+        memset(sp.try_cats, 0, k)
+        cW = 0.0
+        nA = 0
+        for v in range(k):
+            if sp.cat[v].W <= 0.0:
+                continue
+            if present == 2:
+                if first < 0:
+                    first = v
+                    sp.try_cats[v] = 1
+            elif rand_uniform(&sp.rng) < 0.5:
+                sp.try_cats[v] = 1
+            if sp.try_cats[v]:
+                nA += 1
+                cW += sp.cat[v].W
+        if 0 < nA < present and cW >= ml and T.W - cW >= ml:
+            ok = True
+            break
+        if present == 2:
+            break
+    if not ok:
+        return
+    _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
+    h = _gain_node(sp, &sp.cur, T)
+    lo = hi = h
+    if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
+        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
+        memcpy(sp.best_cats, sp.try_cats, k)
+
+
+cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                            intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    """``_best_nominal`` with int_sums: two values present need one subset's statistics;
+    more values run the greedy search on ``_category_stats_int``'s statistics."""
+    cdef intp_t k = sp.ncat[f], v, nm, present
+    cdef Stats* T
+    cdef double h, WS, ml = sp.min_leaf
+    sp.cat = sp.cat_own
+    present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if present != 2:
+        if present != 1 and present != 0:
+            _best_nominal(sp, idx, wt, start, end, f, best)
+        return
+    T = _corrected_total(sp, idx, wt, nm)
+    if T.W < 2.0 * ml:
+        return
+    memset(sp.cur_cats, 0, k)
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            break
+    sp.cur_cats[v] = 1
+    WS = sp.cat[v].W
+    if WS < ml or T.W - WS < ml:
+        return
+    _subset_stats_int(sp, idx, wt, start, end, f, sp.cur_cats, T, &sp.cur)
+    h = _gain_node(sp, &sp.cur, T)
+    if _better(best, h):
+        _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
+        memcpy(sp.best_cats, sp.cur_cats, k)
+
+
 cdef void draw_features(Splitter* sp) noexcept nogil:
     """The node's features in sp.features[:max_features], in the order they are evaluated.
 
@@ -1029,12 +1166,16 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     for i in range(nf):
         f = sp.features[i]
         if sp.extra:
-            if sp.ncat[f] > 0:
+            if sp.ncat[f] > 0 and sp.int_sums:
+                _random_nominal_int(sp, idx, wt, start, end, f, best)
+            elif sp.ncat[f] > 0:
                 _random_nominal(sp, idx, wt, start, end, f, best)
             else:
                 _random_numeric(sp, idx, wt, start, end, f, best)
         else:
-            if sp.ncat[f] > 0:
+            if sp.ncat[f] > 0 and sp.int_sums:
+                _best_nominal_int(sp, idx, wt, start, end, f, best)
+            elif sp.ncat[f] > 0:
                 _best_nominal(sp, idx, wt, start, end, f, best)
             else:
                 _best_numeric(sp, idx, wt, start, end, f, best)

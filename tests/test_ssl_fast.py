@@ -2,10 +2,11 @@
 
 Semi-supervised clustering columns are in the missing mode (unlabelled rows have unknown
 targets). On nominal data (one-hot feature columns, class labels) every sum of a node is an
-exact integer, and the fast path (``grow_forest(presort=True)``, the default) takes a nominal
-feature's most common value as the node's total minus its other values
-(``_splitter._category_stats_int``); a node with fractional weights (missing feature values
-upstream) keeps the plain sums. ``presort=False`` is the reference: every array of every tree
+exact integer, and the fast path (``grow_forest(presort=True)``, the default) sums a nominal
+test's subset from the smaller side, the other side being the node's total minus it
+(``_splitter._random_nominal_int``, ``_best_nominal_int``), and a feature's most common value
+in the greedy search likewise (``_category_stats_int``); a node with fractional weights
+(missing feature values upstream) keeps the plain sums. ``presort=False`` is the reference: every array of every tree
 and every score must be bit-identical. ``bench/tree_identity.py`` compares the vectorised
 missing-mode kernels (``_criterion.pxd``) with another build on P-DS's data sets.
 """
