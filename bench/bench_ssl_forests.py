@@ -6,8 +6,9 @@ One (fold, L) is what the studies do per training fold and number of labelled ro
 the rows (seeded), L of them labelled (seeded), and per ensemble (rf, bagging, et)
 ``forest_scores(ds, ens, trees=100, w="auto", min_leaf=1)``: w chosen by internal 4-fold CV
 (11 w values x 4 folds = 44 forests of 20 trees) plus the final 100-tree forest, one job.
-Both builds run in child processes (data loaded before the clock starts), taken alternately
-set by set; the chosen w and every score must agree bit for bit (else the script fails).
+Both builds run in child processes (data loaded before the clock starts), one per set and
+ensemble, the two builds' runs back to back; the chosen w and every score must agree bit
+for bit (else the script fails).
 The estimated P-DS cost of a set is its (fold, L) time summed over the ensembles x 50
 (10 folds x 5 values of L, L = 200 standing for all five), one job.
 
@@ -70,7 +71,7 @@ def _fold(entry: dict, labelled: int):
     return dataclasses.replace(ds.with_unlabeled(~mask), semi_supervised=True)
 
 
-def child(name: str, labelled: int) -> dict:
+def child(name: str, labelled: int, ensembles: list[str]) -> dict:
     """Time one (fold, L) of ``name`` with the frcli on sys.path; digests of the outputs."""
     from frcli.engines.forest import forest_scores
 
@@ -79,7 +80,7 @@ def child(name: str, labelled: int) -> dict:
         warnings.simplefilter("ignore")
         ds = _fold(entry, labelled)
         out = {"rows": ds.n_examples, "features": ds.n_features}
-        for ens in ENSEMBLES:
+        for ens in ensembles:
             t0 = time.perf_counter()
             r = forest_scores(ds, ens, trees=100, w="auto", min_leaf=1, seed=0, jobs=1)
             dt = time.perf_counter() - t0
@@ -92,12 +93,12 @@ def child(name: str, labelled: int) -> dict:
     return out
 
 
-def _run(python_path: str, name: str, labelled: int) -> dict:
+def _run(python_path: str, name: str, labelled: int, ens: str) -> dict:
     env = dict(os.environ, PYTHONPATH=python_path, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", name,
-                        "--L", str(labelled)], env=env, capture_output=True, text=True,
-                       check=True, cwd="/tmp")
+                        "--L", str(labelled), "--ensemble", ens], env=env,
+                       capture_output=True, text=True, check=True, cwd="/tmp")
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
@@ -110,7 +111,8 @@ def render(rows: list[dict], labelled: int, argv: str, ref_name: str) -> str:
            f"**Semi-supervised forests per (fold, L)** (issue 12): one training fold (9/10 of "
            f"the rows), L = {labelled} labelled, per ensemble `forest_scores(trees=100, "
            "w=\"auto\", min_leaf=1)` = w by internal CV (44 forests of 20 trees) + the final "
-           "forest, one job, in child processes taken alternately. The chosen w and every "
+           "forest, one job, in child processes, each ensemble's two runs back to back. The "
+           "chosen w and every "
            "score are bit-identical between the builds (checked by the script). P-DS cost = "
            "the three ensembles' (fold, L) time x 50 (10 folds x 5 values of L; L = "
            f"{labelled} stands for all five), one job.", "",
@@ -138,9 +140,11 @@ def main() -> int:
     ap.add_argument("--L", type=int, default=200, help="labelled rows (default 200)")
     ap.add_argument("--no-write", action="store_true", help="print, do not update the doc")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--ensemble", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        print(json.dumps(child(a.child, a.L)))
+        ens = [a.ensemble] if a.ensemble else list(ENSEMBLES)
+        print(json.dumps(child(a.child, a.L, ens)))
         return 0
     if not a.reference:
         ap.error("give --reference DIR (a checkout whose frcli is the reference build)")
@@ -151,8 +155,11 @@ def main() -> int:
         ap.error(f"unknown set(s) {', '.join(unknown)} (known: {', '.join(sorted(cat))})")
     rows = []
     for name in names:
-        ref = _run(str(Path(a.reference).resolve()), name, a.L)
-        new = _run(str(ROOT), name, a.L)
+        ref: dict = {}
+        new: dict = {}
+        for ens in ENSEMBLES:       # each ensemble's pair back to back (load drifts)
+            ref.update(_run(str(Path(a.reference).resolve()), name, a.L, ens))
+            new.update(_run(str(ROOT), name, a.L, ens))
         for ens in ENSEMBLES:
             if (ref[ens]["digest"], ref[ens]["w"]) != (new[ens]["digest"], new[ens]["w"]):
                 print(f"DIFFERENT outputs: {name} {ens}", file=sys.stderr)

@@ -6,9 +6,10 @@ exact integer, and the fast path (``grow_forest(presort=True)``, the default) su
 test's subset from the smaller side, the other side being the node's total minus it
 (``_splitter._random_nominal_int``, ``_best_nominal_int``), and a feature's most common value
 in the greedy search likewise (``_category_stats_int``); a node with fractional weights
-(missing feature values upstream) keeps the plain sums. ``presort=False`` is the reference: every array of every tree
-and every score must be bit-identical. ``bench/tree_identity.py`` compares the vectorised
-missing-mode kernels (``_criterion.pxd``) with another build on P-DS's data sets.
+(missing feature values upstream) keeps the plain sums. ``presort=False`` is the reference:
+every array of every tree and every score must be bit-identical. ``bench/tree_identity.py``
+compares the vectorised missing-mode kernels (``_criterion.pxd``) with another build on
+P-DS's data sets.
 """
 from __future__ import annotations
 
