@@ -153,7 +153,8 @@ def render(stores) -> str:
         "## Genie3 and missing values: CLUS's rule for the score of a test",
         "",
         "Why our forests put more Genie3 weight than CLUS's on osales' mostly-missing features "
-        "(previous section). The trees are not the cause (single trees equal CLUS's, missing "
+        "when they score tests as the papers' h* literally reads (`genie3_missing=known`, "
+        "frcli's default until this section). The trees are not the cause (single trees equal CLUS's, missing "
         "values included) and neither is the score's scale. The cause is how a test on a "
         "feature with missing values is scored. CLUS "
         "(`ClusEnsembleFeatureRanking.calculateGENI3value`) takes the node's variance minus its "
