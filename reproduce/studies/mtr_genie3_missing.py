@@ -6,10 +6,11 @@ minus its children's, where a row whose tested value is missing sits in both chi
 the branch shares; ``genie3_missing=known`` (the literal reading of the papers' h*) is the
 heuristic's variance reduction on the rows with a known value, the value the test was chosen
 by. The trees are the same; only the score of a test on a feature with missing values
-differs. CLUS's rule is frcli's default (this study is why). Evidence: (1) forests on all rows beside CLUS's own (clus-reference/mtr-rf100-seeds):
-the share of the overall Genie3 on the mostly-missing features and the total of the overall
-column, in CLUS's units; (2) the Table 7 protocol on the two sets with missing values, the
-noise run's first 50 splits (same splits and forest seeds as ``mtr-noise``), both rules."""
+differs. CLUS's rule is frcli's default (this study is why). Evidence: (1) forests on all
+rows beside CLUS's own (clus-reference/mtr-rf100-seeds): the share of the overall Genie3 on
+the mostly-missing features and the total of the overall column, in CLUS's units; (2) the
+Table 7 protocol on the two sets with missing values, the noise run's first 50 splits (same
+splits and forest seeds as ``mtr-noise``), both rules."""
 from __future__ import annotations
 
 import json
@@ -154,8 +155,9 @@ def render(stores) -> str:
         "",
         "Why our forests put more Genie3 weight than CLUS's on osales' mostly-missing features "
         "when they score tests as the papers' h* literally reads (`genie3_missing=known`, "
-        "frcli's default until this section). The trees are not the cause (single trees equal CLUS's, missing "
-        "values included) and neither is the score's scale. The cause is how a test on a "
+        "frcli's default until this section). The trees are not the cause (single trees "
+        "equal CLUS's, missing values included) and neither is the score's scale. The cause "
+        "is how a test on a "
         "feature with missing values is scored. CLUS "
         "(`ClusEnsembleFeatureRanking.calculateGENI3value`) takes the node's variance minus its "
         "children's, and a row whose tested value is missing sits in both children with the "
