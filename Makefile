@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl reproduce lint clean
+.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl bench-ssl-forests reproduce lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -61,6 +61,11 @@ bench-scaling:
 # 2-core machine; ARGS="--sets colon,GLIOMA" for a quicker run.
 bench-ssl:
 	nice -n 10 $(PYTHON) bench/bench_ssl.py $(ARGS)
+
+# Semi-supervised forests per (fold, L) of P-DS / P-ML against a reference build (issue 12):
+# REF=DIR, a checkout whose frcli is built (e.g. main before a change), REF_NAME its name.
+bench-ssl-forests:
+	nice -n 10 $(PYTHON) bench/bench_ssl_forests.py --reference $(REF) --reference-name "$(REF_NAME)" $(ARGS)
 
 # Every generated section of docs/reproduction.md (resumable; see reproduce/README.md).
 JOBS ?= 2

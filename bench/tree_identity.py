@@ -111,6 +111,15 @@ def _shared(rel, **kw):
     return load_dataset(SHARED / rel, **kw)
 
 
+def _ssl_shared(rel, labelled):
+    """A P-DS training part: ``labelled`` random rows keep their label, the rest are unlabelled."""
+    ds = _shared(rel, targets="last:1")
+    rng = np.random.default_rng(0)
+    mask = np.zeros(ds.n_examples, bool)
+    mask[rng.permutation(ds.n_examples)[:labelled]] = True
+    return dataclasses.replace(ds.with_unlabeled(~mask), semi_supervised=True)
+
+
 def cases(quick: bool):
     """(name, dataset factory, PCTForest kwargs, fit kwargs)."""
     out = []
@@ -156,6 +165,16 @@ def cases(quick: bool):
             out.append((f"{rel}/et/unsupervised",
                         lambda rel=rel: _shared(rel, task="unsupervised", drop=["class"]),
                         ("et", kw), {"rf_score": True, "per_target": False}))
+    # semi-supervised forests as P-DS grows them (issue 12): 200 labelled rows, fully grown,
+    # a fixed w and w chosen by the internal CV (``choose_w``, with few trees)
+    for rel in ("stc/tic-tac-toe.arff", "stc/pageblocks.arff"):
+        if not (SHARED / rel).exists():
+            continue
+        for ens in ("rf", "bagging", "et"):
+            for w in (0.3, "auto"):
+                kw = {"trees": 4, "seed": 2, "min_leaf": 1.0, "w": w}
+                out.append((f"{rel}/ssl200/{ens}/w={w}", lambda rel=rel: _ssl_shared(rel, 200),
+                            (ens, kw), {"rf_score": ens != "et", "per_target": True}))
     for rel, lkw in real:
         if not (SHARED / rel).exists():
             continue
@@ -189,6 +208,14 @@ def dump(path: str, quick: bool, only: str | None) -> None:
             if ds.task != "unsupervised" and not np.all(ds.labeled) and "w" not in kw:
                 ds = ds.subset(ds.labeled)
             t0 = time.perf_counter()
+            if kw.get("w") == "auto":          # the chosen w and every CV loss are compared too
+                from frcli.engines.forest import choose_w
+                wv, losses = choose_w(ds, ensemble=ens, trees=3, max_features=None,
+                                      min_leaf=kw["min_leaf"], bootstrap=None, w0=0.75,
+                                      seed=kw["seed"], jobs=1)
+                arrays[f"{name}|wcv|losses"] = np.array([losses[k] for k in sorted(losses)])
+                arrays[f"{name}|wcv|w"] = np.array([wv])
+                kw = {**kw, "w": wv}
             m = PCTForest(ens, **kw).fit(ds, **fit)
             timing[name] = time.perf_counter() - t0
             sc = m.scores()

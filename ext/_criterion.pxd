@@ -103,3 +103,88 @@ cdef inline void move_sparse(Stats* M, const Stats* T, const ClusterData* cd, in
         M.s1[c] = oM + w
         M.A2 += a * (2.0 * oM * w + w * w)
         A2O[0] += a * (-2.0 * oO * w + w * w)
+
+
+# -- missing mode (semi-supervised data: unlabelled rows have unknown targets) -----------
+# The same values as stats_add_row / gain, term for term (issue 12; tests/test_ssl_fast.py).
+
+cdef inline void add_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
+    """stats_add_row of the missing mode without a branch per value, so it vectorises: an
+    unknown value adds +0.0, which leaves every sum as it was (no sum is ever -0.0: they
+    start at +0.0 and x + y is -0.0 only when both are)."""
+    cdef intp_t c
+    cdef double v, k, wk
+    s.W += w
+    for c in range(K):
+        v = y[c]
+        k = v if v == v else 0.0
+        wk = w if v == v else 0.0
+        s.s1[c] += w * k
+        s.s2[c] += w * k * k
+        s.nk[c] += wk
+
+
+cdef inline double var_known(double s1, double s2, double nk, double W,
+                             double est) noexcept nogil:
+    """_criterion._var: the variance over the known values, the ancestor's estimate when too
+    few are known."""
+    cdef double m, v
+    if nk < 2.0 and nk < W:
+        return est
+    if nk <= 0.0:
+        return 0.0
+    m = s1 / nk
+    v = s2 / nk - m * m
+    return v if v > 0.0 else 0.0
+
+
+cdef inline void gain_missing_begin(const Stats* T, const double* est, intp_t K,
+                                    double* TQ) noexcept nogil:
+    """TQ[c] = W_T * Var(T, c): the part of gain_missing that a sweep's cuts share."""
+    cdef intp_t c
+    for c in range(K):
+        TQ[c] = T.W * var_known(T.s1[c], T.s2[c], T.nk[c], T.W, est[c])
+
+
+cdef inline double var_sel(double s1, double s2, double nk, double W,
+                           double est) noexcept nogil:
+    """var_known without branches (selects instead), so that a loop over columns vectorises;
+    the quotients it discards may be inf or NaN, never what it returns."""
+    cdef double m = s1 / nk
+    cdef double v = s2 / nk - m * m
+    v = v if v > 0.0 else 0.0
+    v = v if nk > 0.0 else 0.0
+    return est if (nk < 2.0) & (nk < W) else v
+
+
+cdef inline double gain_missing(const Stats* S, const Stats* T, const double* a,
+                                const double* est, const double* TQ, intp_t K,
+                                double* buf) noexcept nogil:
+    """gain() of the missing mode with TQ from gain_missing_begin: the same terms, summed in
+    the same order; buf (K,) is scratch (the terms, computed in a vectorised loop)."""
+    cdef intp_t c
+    cdef double WS = S.W, WO = T.W - S.W, h = 0.0
+    if WS <= 0.0 or WO <= 0.0:
+        return 0.0
+    for c in range(K):
+        buf[c] = a[c] * (TQ[c] - WS * var_sel(S.s1[c], S.s2[c], S.nk[c], WS, est[c])
+                         - WO * var_sel(T.s1[c] - S.s1[c], T.s2[c] - S.s2[c],
+                                        T.nk[c] - S.nk[c], WO, est[c]))
+    for c in range(K):
+        h += buf[c]
+    return h
+
+
+cdef inline void sub_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
+    """Take a row out of s (missing mode): exact only where every sum is an integer
+    (``_splitter``'s ``int_sums``), the one place it is used."""
+    cdef intp_t c
+    cdef double v, k, wk
+    s.W -= w
+    for c in range(K):
+        v = y[c]
+        k = v if v == v else 0.0
+        wk = w if v == v else 0.0
+        s.s1[c] -= w * k
+        s.s2[c] -= w * k * k
+        s.nk[c] -= wk

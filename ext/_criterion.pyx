@@ -81,6 +81,9 @@ cdef void stats_add_row(Stats* s, const ClusterData* cd, intp_t row, double w,
     if cd.mode == MODE_COMPLETE and cd.C8 != NULL:
         add_codes(s, cd.C8 + row * K, cd.off, K, w, second)
         return
+    if cd.mode == MODE_MISSING:
+        add_missing(s, cd.C + row * K, K, w)
+        return
     s.W += w
     if cd.mode == MODE_SPARSE01:
         for j in range(cd.indptr[row], cd.indptr[row + 1]):
@@ -95,24 +98,6 @@ cdef void stats_add_row(Stats* s, const ClusterData* cd, intp_t row, double w,
         else:
             for c in range(K):
                 s.s1[c] += w * y[c]
-        return
-    for c in range(K):
-        v = y[c]
-        if not isnan(v):
-            s.s1[c] += w * v
-            s.s2[c] += w * v * v
-            s.nk[c] += w
-
-
-cdef inline double _var(double s1, double s2, double nk, double W, double est) noexcept nogil:
-    cdef double m, v
-    if nk < 2.0 and nk < W:        # too few known values to estimate: inherit (spec-ssl A1)
-        return est
-    if nk <= 0.0:
-        return 0.0
-    m = s1 / nk
-    v = s2 / nk - m * m
-    return v if v > 0.0 else 0.0
 
 
 cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) noexcept nogil:
@@ -123,7 +108,7 @@ cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) no
         return 0.0
     if cd.mode == MODE_MISSING:
         for c in range(cd.K):
-            q += cd.a[c] * _var(s.s1[c], s.s2[c], s.nk[c], s.W, est[c])
+            q += cd.a[c] * var_known(s.s1[c], s.s2[c], s.nk[c], s.W, est[c])
         return q * s.W
     for c in range(cd.K):
         t = (s.s1[c] if cd.mode == MODE_SPARSE01 else s.s2[c]) - s.s1[c] * s.s1[c] / s.W
@@ -158,9 +143,9 @@ cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const do
                 out[c] = t
         return h
     for c in range(cd.K):
-        vT = _var(T.s1[c], T.s2[c], T.nk[c], WT, est[c])
-        vS = _var(S.s1[c], S.s2[c], S.nk[c], WS, est[c])
-        vO = _var(T.s1[c] - S.s1[c], T.s2[c] - S.s2[c], T.nk[c] - S.nk[c], WO, est[c])
+        vT = var_known(T.s1[c], T.s2[c], T.nk[c], WT, est[c])
+        vS = var_known(S.s1[c], S.s2[c], S.nk[c], WS, est[c])
+        vO = var_known(T.s1[c] - S.s1[c], T.s2[c] - S.s2[c], T.nk[c] - S.nk[c], WO, est[c])
         t = cd.a[c] * (WT * vT - WS * vS - WO * vO)
         h += t
         if out != NULL:
@@ -190,7 +175,7 @@ cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* es
     """Per-column variance of a node, or the ancestor's where it cannot be estimated."""
     cdef intp_t c
     for c in range(cd.K):
-        est_out[c] = _var(s.s1[c], s.s2[c], s.nk[c], s.W, est_parent[c])
+        est_out[c] = var_known(s.s1[c], s.s2[c], s.nk[c], s.W, est_parent[c])
 
 
 cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,

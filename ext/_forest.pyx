@@ -82,6 +82,7 @@ cdef struct Ctx:
     const int64_t* nr_ptr        # the same entries listed by row (_batch_categories)
     const int32_t* nr_feat
     const int32_t* nr_val
+    bint int_sums                # missing mode, integer clustering values (``_splitter``)
 
 
 cdef inline double _row_err(const ErrSpec* es, intp_t b, intp_t row, const double* pred,
@@ -375,6 +376,7 @@ cdef void _fast_paths(const Ctx* ctx, Splitter* sp, Presort* ps,
     if ctx.ps_nf > 0:
         sp.ps = ps
         ps.tiefree = ctx.ps_tiefree
+    sp.int_sums = ctx.int_sums
     if ctx.nd_ptr != NULL:
         batch_init(sp, ctx.nd_ptr, ctx.nd_rows, ctx.nd_default, ctx.nd_val, ctx.nr_ptr,
                    ctx.nr_feat, ctx.nr_val, counts)
@@ -507,6 +509,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
             ctx.ps_min_rows = ps_min
             ps_tf = presort_tiefree(Xt, ps_order_a, ps_slot_a)
             ctx.ps_tiefree = &ps_tf[0]
+    ctx.int_sums = presort and mode == 2 and integer_sums(C, n)
     cdef const int64_t[::1] nd_ptr, nr_ptr
     cdef const int32_t[::1] nd_rows, nd_default, nd_val, nr_feat, nr_val
     if presort and mode == 1:        # MODE_SPARSE01: sums of counts are exact integers
@@ -594,6 +597,17 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
         free(trees)
     return {"trees": out_trees, "genie3_per_target": sum_pt, "rf": sum_rf,
             "rf_per_target": sum_rfp, "n_zero_err": n_zero}
+
+
+def integer_sums(C, intp_t n):
+    """Whether every sum of w y and w y^2 over rows of C (known values; weights summing to at
+    most n) is an exact integer in doubles: the values are integers with n max|y|^2 < 2^52."""
+    X = np.asarray(C)
+    known = X[~np.isnan(X)]
+    if known.size == 0:
+        return False
+    big = float(np.abs(known).max())
+    return bool(np.all(known == np.floor(known)) and max(n, 1) * max(big, 1.0) ** 2 < 2.0 ** 52)
 
 
 def bootstrap_counts(const uint64_t[::1] seeds, intp_t n):

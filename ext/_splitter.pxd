@@ -50,7 +50,8 @@ cdef struct Splitter:
     bint ps_node             # the current node's segments of ps are valid (set by the builder)
     int32_t* srow            # the sweep's rows and weights in ascending value order
     double* sw
-    double* TT               # (K,) s1^2 / W of the sweep's total
+    double* TT               # (K,) s1^2 / W of the sweep's total (missing mode: W Var per
+                             # column; then K scratch, then the node total's W Var, 3K in all)
     intp_t cap_srow
     intp_t cap_sw
     # nominal features in the sparse 0/1 mode: rows off each feature's most common value
@@ -80,6 +81,10 @@ cdef struct Splitter:
     double* TTa              # (K,) s1^2 / W of the node at those columns
     # extra trees, complete mode: candidates are screened from their smaller side
     double* abound           # (K,) bound on the node's sum_i w_i |y_ic| (NULL: no screening)
+    # missing mode with integer clustering values (one-hot nominal columns, class labels):
+    # every sum of a node is an exact integer, so a nominal feature's most common value
+    # takes the node's total minus the other values' statistics (``_category_stats_int``)
+    bint int_sums
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,

@@ -39,7 +39,8 @@ from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_valu
 from frcli._ext._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
                                     stats_add_row, stats_A2, gain, add_dense, gain_dense,
-                                    move_sparse, add_codes)
+                                    move_sparse, add_codes, add_missing, gain_missing,
+                                    gain_missing_begin, sub_missing)
 from frcli._ext._presort cimport Presort, presort_gather
 
 
@@ -62,7 +63,7 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
             mc = ncat[f]
     sp.max_ncat = mc
     sp.features = <int32_t*>malloc(F * sizeof(int32_t) + 1)
-    sp.TT = <double*>malloc((K + 1) * sizeof(double))
+    sp.TT = <double*>malloc((3 * K + 1) * sizeof(double))   # see TT in _splitter.pxd
     sp.cat = <Stats*>calloc(mc, sizeof(Stats))
     sp.cat_own = sp.cat
     sp.cur_cats = <uint8_t*>calloc(mc, 1)
@@ -211,7 +212,7 @@ cdef inline void _move(Splitter* sp, const Stats* T, intp_t row, double w,
     elif cd.mode == MODE_SPARSE01:
         move_sparse(&sp.mov, T, cd, row, w, A2O)
     else:
-        stats_add_row(&sp.mov, cd, row, w, True)
+        add_missing(&sp.mov, cd.C + row * cd.K, cd.K, w)
 
 
 cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T) noexcept nogil:
@@ -222,7 +223,7 @@ cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T
         return gain_dense(&sp.mov, T, sp.cd.a, sp.TT, sp.cd.K)
     if mode == MODE_SPARSE01:
         return sp.mov.A2 / WM + A2O / (T.W - WM) - A2T / T.W
-    return gain(&sp.mov, T, sp.cd, sp.est, NULL)
+    return gain_missing(&sp.mov, T, sp.cd.a, sp.est, sp.TT, sp.cd.K, sp.TT + sp.cd.K)
 
 
 cdef inline double _sweep_begin(Splitter* sp, const Stats* T) noexcept nogil:
@@ -236,6 +237,8 @@ cdef inline double _sweep_begin(Splitter* sp, const Stats* T) noexcept nogil:
     if sp.cd.mode == MODE_COMPLETE:
         for c in range(sp.cd.K):
             sp.TT[c] = T.s1[c] * T.s1[c] / T.W
+    else:                   # missing mode: the total's terms W_T Var(T, c)
+        gain_missing_begin(T, sp.est, sp.cd.K, sp.TT)
     return 0.0
 
 
@@ -321,6 +324,17 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
         j -= 1
 
 
+cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
+    """All m values equal: no test, and no sort needed to see it (deep nodes of fully grown
+    trees on tied features, e.g. the semi-supervised forests of P-DS)."""
+    cdef intp_t j
+    cdef double v0 = v[0]
+    for j in range(1, m):
+        if v[j] != v0:
+            return False
+    return True
+
+
 cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """The best threshold of f: the node's known values in ascending order (from the
@@ -343,7 +357,7 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
         from_lists = m >= 0
     if m < 0:
         m = _gather(sp, idx, start, end, f, &nm)
-        if m < 2:
+        if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
             return
         sort_by_value(Xf, sp.pos, m)
     if Xf[0] >= Xf[m - 1]:
@@ -387,6 +401,63 @@ cdef intp_t _category_stats(Splitter* sp, const int32_t* idx, const double* wt, 
             nm += 1
         else:
             stats_add_row(&sp.cat[<intp_t>x], sp.cd, idx[p], wt[p], True)
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            present += 1
+    nm_out[0] = nm
+    return present
+
+
+cdef intp_t _category_stats_int(Splitter* sp, const int32_t* idx, const double* wt,
+                                intp_t start, intp_t end, intp_t f,
+                                intp_t* nm_out) noexcept nogil:
+    """``_category_stats`` when every sum is an exact integer (``sp.int_sums``: integer
+    clustering values, and integer weights, checked here; -1 = not so, use the plain path):
+    the node's most common value d is not summed row by row but is the corrected total
+    minus the other values, the same integers as summing its rows. The semi-supervised
+    forests of P-DS on nominal data (chess, tic-tac-toe: one-hot feature columns) spend most
+    of their time in these statistics."""
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t k = sp.ncat[f], K = cd.K, p, v, c, d = 0, nm = 0, present = 0
+    cdef double x, w
+    cdef Stats* T
+    cdef Stats* sd
+    cdef Stats* st
+    for v in range(k):
+        sp.cat[v].W = 0.0
+    for p in range(start, end):          # weights per value, and whether all are integers
+        x = col[idx[p]]
+        w = wt[p]
+        if w != floor(w):
+            return -1
+        if isnan(x) or x < 0 or x >= k:
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+        else:
+            sp.cat[<intp_t>x].W += w
+    for v in range(1, k):
+        if sp.cat[v].W > sp.cat[d].W:
+            d = v
+    for v in range(k):
+        stats_clear(&sp.cat[v], K)
+    for p in range(start, end):
+        x = col[idx[p]]
+        if not (isnan(x) or x < 0 or x >= k) and <intp_t>x != d:
+            stats_add_row(&sp.cat[<intp_t>x], cd, idx[p], wt[p], True)
+    T = _corrected_total(sp, idx, wt, nm)
+    sd = &sp.cat[d]
+    stats_copy(sd, T, K)
+    for v in range(k):
+        if v == d:
+            continue
+        st = &sp.cat[v]
+        sd.W -= st.W
+        for c in range(K):
+            sd.s1[c] -= st.s1[c]
+            sd.s2[c] -= st.s2[c]
+            sd.nk[c] -= st.nk[c]
+    sd.A2 = 0.0
     for v in range(k):
         if sp.cat[v].W > 0.0:
             present += 1
@@ -555,12 +626,21 @@ cdef inline double _gain_cols(const Stats* S, const Stats* T, const double* w,
     return h
 
 
+cdef inline double _gain_node(const Splitter* sp, const Stats* S, const Stats* T) noexcept nogil:
+    """gain(S, T), with the node total's terms computed once per node in the missing mode
+    (``node_split``) when T is the node's total."""
+    cdef intp_t K = sp.cd.K
+    if sp.cd.mode == MODE_MISSING and T == &sp.tot:
+        return gain_missing(S, T, sp.cd.a, sp.est, sp.TT + 2 * K, K, sp.TT + K)
+    return gain(S, T, sp.cd, sp.est, NULL)
+
+
 cdef inline double _gain_nominal(const Splitter* sp, const Stats* S, const Stats* T) noexcept nogil:
     """The heuristic of a nominal test: over the node's active columns when its categories
     were batched (their other columns are stale), else gain()."""
     if sp.cat != sp.cat_own:
         return _gain_cols(S, T, sp.cd.a, sp.acols, sp.TTa, sp.n_act)
-    return gain(S, T, sp.cd, sp.est, NULL)
+    return _gain_node(sp, S, T)
 
 
 cdef inline intp_t _categories(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
@@ -574,6 +654,11 @@ cdef inline intp_t _categories(Splitter* sp, const int32_t* idx, const double* w
             nm_out[0] = 0
             return sp.bpresent[sl]
     sp.cat = sp.cat_own
+    cdef intp_t present
+    if sp.int_sums:
+        present = _category_stats_int(sp, idx, wt, start, end, f, nm_out)
+        if present >= 0:
+            return present
     return _category_stats(sp, idx, wt, start, end, f, nm_out)
 
 
@@ -841,7 +926,7 @@ cdef void _random_numeric(Splitter* sp, const int32_t* idx, const double* wt, in
     WR = T.W - WL
     if WL < sp.min_leaf or WR < sp.min_leaf:
         return
-    h = gain(&sp.mov, T, cd, sp.est, NULL)
+    h = _gain_node(sp, &sp.mov, T)
     lo = hi = h
     if _offer(sp, idx, wt, start, end, best, f, thr, &h, &lo, &hi):
         _record(best, f, h, thr, WL, WR, WR / T.W)
@@ -886,6 +971,143 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
     if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
         _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
         memcpy(sp.best_cats, sp.try_cats, k)
+
+
+# -- nominal tests when every sum is an integer (``int_sums``; issue 12) ------------------
+# A test needs only the statistics of its subset of values: they are summed from the rows on
+# the subset's side or, when that side is the larger, taken as the corrected total minus the
+# other side's rows. Integers in doubles: the same values as the plain path's sums of the
+# per-value sums. The values' weights alone decide which tests exist (as in the plain path).
+
+cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                              intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
+    """sp.cat[v].W for every value (summed in node order, as the plain path does) and the
+    rows with f missing (sp.mpos); the number of values present, or -1 when a weight is
+    fractional (then the plain path runs)."""
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef intp_t k = sp.ncat[f], p, v, nm = 0, present = 0
+    cdef double x, w
+    for v in range(k):
+        sp.cat[v].W = 0.0
+    for p in range(start, end):
+        x = col[idx[p]]
+        w = wt[p]
+        if w != floor(w):
+            return -1
+        if isnan(x) or x < 0 or x >= k:
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+        else:
+            sp.cat[<intp_t>x].W += w
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            present += 1
+    nm_out[0] = nm
+    return present
+
+
+cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                            intp_t end, intp_t f, const uint8_t* sel, const Stats* T,
+                            Stats* out) noexcept nogil:
+    """Statistics of the rows whose value of f is in ``sel`` (T: the corrected total)."""
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t k = sp.ncat[f], p, v, K = cd.K
+    cdef double x, ws = 0.0
+    cdef bint own
+    for v in range(k):
+        if sel[v]:
+            ws += sp.cat[v].W
+    own = ws <= T.W - ws
+    if own:
+        stats_clear(out, K)
+    else:
+        stats_copy(out, T, K)
+    for p in range(start, end):
+        x = col[idx[p]]
+        if isnan(x) or x < 0 or x >= k or (sel[<intp_t>x] != 0) != own:
+            continue
+        if own:
+            add_missing(out, cd.C + idx[p] * K, K, wt[p])
+        else:
+            sub_missing(out, cd.C + idx[p] * K, K, wt[p])
+
+
+cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                              intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    """``_random_nominal`` with int_sums: the same draws, the drawn subset's statistics only."""
+    cdef intp_t k = sp.ncat[f], v, nm, present, tries, nA, first = -1
+    cdef Stats* T
+    cdef double h, lo, hi, cW, ml = sp.min_leaf
+    cdef bint ok = False
+    sp.cat = sp.cat_own
+    present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if present < 0:
+        _random_nominal(sp, idx, wt, start, end, f, best)
+        return
+    if present < 2:
+        return
+    T = _corrected_total(sp, idx, wt, nm)
+    for tries in range(10):
+        memset(sp.try_cats, 0, k)
+        cW = 0.0
+        nA = 0
+        for v in range(k):
+            if sp.cat[v].W <= 0.0:
+                continue
+            if present == 2:
+                if first < 0:
+                    first = v
+                    sp.try_cats[v] = 1
+            elif rand_uniform(&sp.rng) < 0.5:
+                sp.try_cats[v] = 1
+            if sp.try_cats[v]:
+                nA += 1
+                cW += sp.cat[v].W
+        if 0 < nA < present and cW >= ml and T.W - cW >= ml:
+            ok = True
+            break
+        if present == 2:
+            break
+    if not ok:
+        return
+    _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
+    h = _gain_node(sp, &sp.cur, T)
+    lo = hi = h
+    if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
+        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
+        memcpy(sp.best_cats, sp.try_cats, k)
+
+
+cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                            intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    """``_best_nominal`` with int_sums: two values present need one subset's statistics;
+    more values run the greedy search on ``_category_stats_int``'s statistics."""
+    cdef intp_t k = sp.ncat[f], v, nm, present
+    cdef Stats* T
+    cdef double h, WS, ml = sp.min_leaf
+    sp.cat = sp.cat_own
+    present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if present != 2:
+        if present != 1 and present != 0:
+            _best_nominal(sp, idx, wt, start, end, f, best)
+        return
+    T = _corrected_total(sp, idx, wt, nm)
+    if T.W < 2.0 * ml:
+        return
+    memset(sp.cur_cats, 0, k)
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            break
+    sp.cur_cats[v] = 1
+    WS = sp.cat[v].W
+    if WS < ml or T.W - WS < ml:
+        return
+    _subset_stats_int(sp, idx, wt, start, end, f, sp.cur_cats, T, &sp.cur)
+    h = _gain_node(sp, &sp.cur, T)
+    if _better(best, h):
+        _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
+        memcpy(sp.best_cats, sp.cur_cats, k)
 
 
 cdef void draw_features(Splitter* sp) noexcept nogil:
@@ -936,18 +1158,24 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     draw_features(sp)
     if sp.abound != NULL:
         _screen_begin(sp)
+    if sp.cd.mode == MODE_MISSING:
+        gain_missing_begin(&sp.tot, sp.est, sp.cd.K, sp.TT + 2 * sp.cd.K)
     batched = sp.bslot != NULL and sp.exact_w
     if batched:
         _batch_categories(sp, idx, wt, start, end)
     for i in range(nf):
         f = sp.features[i]
         if sp.extra:
-            if sp.ncat[f] > 0:
+            if sp.ncat[f] > 0 and sp.int_sums:
+                _random_nominal_int(sp, idx, wt, start, end, f, best)
+            elif sp.ncat[f] > 0:
                 _random_nominal(sp, idx, wt, start, end, f, best)
             else:
                 _random_numeric(sp, idx, wt, start, end, f, best)
         else:
-            if sp.ncat[f] > 0:
+            if sp.ncat[f] > 0 and sp.int_sums:
+                _best_nominal_int(sp, idx, wt, start, end, f, best)
+            elif sp.ncat[f] > 0:
                 _best_nominal(sp, idx, wt, start, end, f, best)
             else:
                 _best_numeric(sp, idx, wt, start, end, f, best)
