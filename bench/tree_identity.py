@@ -191,7 +191,13 @@ def cases(quick: bool):
 # -- dump and compare ----------------------------------------------------------------------
 
 def dump(path: str, quick: bool, only: str | None) -> None:
+    import inspect
+
     from frcli.engines.forest import PCTForest
+    # h* of tests on missing values under the rule every build records (builds before the
+    # genie3_missing option know only "known"; the default is now CLUS's rule)
+    pin = ({"genie3_missing": "known"}
+           if "genie3_missing" in inspect.signature(PCTForest).parameters else {})
     arrays = {}
     timing = {}
     data_cache: dict = {}
@@ -216,7 +222,7 @@ def dump(path: str, quick: bool, only: str | None) -> None:
                 arrays[f"{name}|wcv|losses"] = np.array([losses[k] for k in sorted(losses)])
                 arrays[f"{name}|wcv|w"] = np.array([wv])
                 kw = {**kw, "w": wv}
-            m = PCTForest(ens, **kw).fit(ds, **fit)
+            m = PCTForest(ens, **kw, **pin).fit(ds, **fit)
             timing[name] = time.perf_counter() - t0
             sc = m.scores()
         for t, tree in enumerate(m.trees_):

@@ -136,7 +136,7 @@ def test_rank_header_is_the_full_label_and_never_cut(capsys):
     head = capsys.readouterr().out.splitlines()[0]
     assert head == ("# genie3-rf(trees=5, max_features=sqrt, min_leaf=2, bootstrap=true, "
                     "w=auto, w0=0.75, ties=first, genie3_scale=normalised, "
-                    "genie3_missing=known)")
+                    "genie3_missing=clus)")
     assert main(["rank", "synth-mtr", "--method", "relief"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert len(head) > 80 and head.endswith("influence_near=1)")

@@ -1,6 +1,6 @@
 """Genie3 of tests on features with missing values: ``genie3_missing`` (issue 15, osales).
 
-* ``known`` (default) and ``clus`` grow the same trees; only the recorded h* differs, and only
+* ``clus`` (default) and ``known`` grow the same trees; only the recorded h* differs, and only
   at nodes whose tested feature has a missing value among the node's rows.
 * A plain-numpy reference of both rules (rows routed through each bootstrapped tree, a missing
   value down both branches at the branch shares): ``known`` = the known rows' variance minus
@@ -69,7 +69,7 @@ def reference(model, ds):
 
 def test_same_trees_only_hstar_differs():
     ds = holey()
-    a = PCTForest("rf", trees=10, seed=1).fit(ds)
+    a = PCTForest("rf", trees=10, seed=1, genie3_missing="known").fit(ds)
     b = PCTForest("rf", trees=10, seed=1, genie3_missing="clus").fit(ds)
     changed = 0
     for x, y in zip(a.trees_, b.trees_):
@@ -97,7 +97,7 @@ def test_equals_numpy_reference(rule):
 
 def test_clus_rule_shrinks_the_mostly_missing_feature():
     ds = holey(seed=2)
-    k = forest_scores(ds, "rf", trees=50, seed=0)["genie3"]
+    k = forest_scores(ds, "rf", trees=50, seed=0, genie3_missing="known")["genie3"]
     c = forest_scores(ds, "rf", trees=50, seed=0, genie3_missing="clus")["genie3"]
     np.testing.assert_allclose(c[[1, 3, 4]], k[[1, 3, 4]], rtol=1e-12)   # complete features
     assert c[0] < 0.6 * k[0]                     # x0 is 70 % missing
@@ -106,7 +106,7 @@ def test_clus_rule_shrinks_the_mostly_missing_feature():
 def test_no_missing_values_no_difference():
     ds = holey()
     ds = Dataset("c", np.nan_to_num(ds.X), ds.features, "mtr", ds.Y, ds.targets)
-    k = forest_scores(ds, "rf", trees=20, seed=0)
+    k = forest_scores(ds, "rf", trees=20, seed=0, genie3_missing="known")
     c = forest_scores(ds, "rf", trees=20, seed=0, genie3_missing="clus")
     np.testing.assert_array_equal(k["genie3"], c["genie3"])
 
@@ -116,14 +116,16 @@ def test_ranker_param_and_bad_value():
 
     ds = holey()
     r = get_ranker("genie3-rf")
-    k = r.rank(ds, {"trees": 20}, seed=0)[0].importances
+    k = r.rank(ds, {"trees": 20, "genie3_missing": "known"}, seed=0)[0].importances
     c = r.rank(ds, {"trees": 20, "genie3_missing": "clus"}, seed=0)[0].importances
+    d = r.rank(ds, {"trees": 20}, seed=0)[0].importances      # the default is CLUS's rule
+    np.testing.assert_array_equal(d, c)
     assert c[0] < k[0]
     with pytest.raises(UserError, match="genie3_missing"):
         r.rank(ds, {"genie3_missing": "both"}, seed=0)
     # the per-target forests of -str take it too (the Table 7 column of the osales study)
     s = get_ranker("genie3-rf-str")
-    ks = s.rank(ds, {"trees": 10}, seed=0)[0].importances
+    ks = s.rank(ds, {"trees": 10, "genie3_missing": "known"}, seed=0)[0].importances
     cs = s.rank(ds, {"trees": 10, "genie3_missing": "clus"}, seed=0)[0].importances
     assert cs[0] < ks[0]
     with pytest.raises(UserError, match="genie3_missing"):
@@ -148,7 +150,7 @@ def test_osales_share_matches_clus(shared_data):
         v = np.maximum(v, 0)
         return v[miss].sum() / v.sum()
 
-    k = forest_scores(ds, "rf", trees=100, seed=1)
+    k = forest_scores(ds, "rf", trees=100, seed=1, genie3_missing="known")
     c = forest_scores(ds, "rf", trees=100, seed=1, genie3_missing="clus")
     assert share(k["genie3_raw"]) > 0.2
     assert 0.06 <= share(c["genie3_raw"]) <= 0.12

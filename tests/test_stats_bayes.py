@@ -31,8 +31,10 @@ def test_fuji_by_hand():
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.floats(0.01, 100), min_size=1, max_size=20),
        st.lists(st.floats(0.01, 100), min_size=20, max_size=20),
-       st.floats(0.1, 10))
+       st.sampled_from([0.125, 0.25, 0.5, 2.0, 4.0, 8.0]))
 def test_fuji_properties(a, b, scale):
+    """Symmetric, within [0, 1], 1 against itself, invariant under rescaling (by powers of
+    two: exact in floating point, so rounding cannot make or break ties between scores)."""
     a = np.array(a)
     b = np.array(b)[: a.size]
     assert np.allclose(fuji_curve(a, a), 1.0)

@@ -175,10 +175,11 @@ class EnsembleRanker(Ranker):
               "overall Genie3: 'normalised' = sum of h* (the papers), 'raw' = mean over "
               "targets of each target's variance reduction in its units (CLUS's .fimp "
               "overall column)"),
-        Param("genie3_missing", parse_choice("known", "clus"), "known",
-              "Genie3 of a test on a feature with missing values: 'known' = h* on the rows "
-              "with a known value (the papers), 'clus' = CLUS's node-minus-children variance "
-              "with those rows in both children (the trees are the same)"),
+        Param("genie3_missing", parse_choice("clus", "known"), "clus",
+              "Genie3 of a test on a feature with missing values: 'clus' = CLUS's "
+              "node-minus-children variance with those rows in both children (what the "
+              "papers' numbers come from), 'known' = h* on the rows with a known value (the "
+              "trees are the same)"),
         Param("rf_variant", parse_choice("thesis", "clus"), "thesis",
               "RF score: 'thesis' = each feature permuted alone (the papers' definition), "
               "'clus' = CLUS 2.12.8's (permutations accumulated within a tree, raw RMSE; "
@@ -313,7 +314,7 @@ class EnsembleRanker(Ranker):
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),
                   ties=params["ties"], rf_score=self.score == "rf",
                   rf_variant=params.get("rf_variant", "thesis"),
-                  genie3_missing=params.get("genie3_missing", "known"), seed=seed, jobs=jobs)
+                  genie3_missing=params.get("genie3_missing", "clus"), seed=seed, jobs=jobs)
         sizes = sorted({int(n) for n in sizes})
 
         def grow(data: Dataset, per_target: bool) -> dict[int, dict[str, Any]]:
