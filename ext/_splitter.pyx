@@ -419,23 +419,15 @@ cdef intp_t _category_stats_int(Splitter* sp, const int32_t* idx, const double* 
     of their time in these statistics."""
     cdef const double* col = sp.Xt + f * sp.n
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t k = sp.ncat[f], K = cd.K, p, v, c, d = 0, nm = 0, present = 0
-    cdef double x, w
+    cdef intp_t k = sp.ncat[f], K = cd.K, p, v, c, d = 0, nm = 0
+    cdef double x
     cdef Stats* T
     cdef Stats* sd
     cdef Stats* st
-    for v in range(k):
-        sp.cat[v].W = 0.0
-    for p in range(start, end):          # weights per value, and whether all are integers
-        x = col[idx[p]]
-        w = wt[p]
-        if w != floor(w):
-            return -1
-        if isnan(x) or x < 0 or x >= k:
-            sp.mpos[nm] = <int32_t>p
-            nm += 1
-        else:
-            sp.cat[<intp_t>x].W += w
+    # weights per value (the values present: the same integers as the sums below give)
+    cdef intp_t present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if present < 0:
+        return -1
     for v in range(1, k):
         if sp.cat[v].W > sp.cat[d].W:
             d = v
@@ -458,9 +450,6 @@ cdef intp_t _category_stats_int(Splitter* sp, const int32_t* idx, const double* 
             sd.s2[c] -= st.s2[c]
             sd.nk[c] -= st.nk[c]
     sd.A2 = 0.0
-    for v in range(k):
-        if sp.cat[v].W > 0.0:
-            present += 1
     nm_out[0] = nm
     return present
 
