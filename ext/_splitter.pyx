@@ -921,20 +921,16 @@ cdef void _random_numeric(Splitter* sp, const int32_t* idx, const double* wt, in
         _record(best, f, h, thr, WL, WR, WR / T.W)
 
 
-cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
-                          intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
-    cdef const ClusterData* cd = sp.cd
-    cdef intp_t k = sp.ncat[f], v, nm, present, tries, nA, first = -1
-    cdef Stats* T
-    cdef double h, lo, hi, ml = sp.min_leaf
-    cdef bint ok = False
-    present = _categories(sp, idx, wt, start, end, f, &nm)
-    if present < 2:
-        return
-    T = _corrected_total(sp, idx, wt, nm)
+cdef bint _draw_subset(Splitter* sp, intp_t k, intp_t present, double TW) noexcept nogil:
+    """Extra trees' random test on a nominal feature: up to 10 draws of a random subset of the
+    values present (sp.try_cats) until both sides keep min_leaf weight; with two values the
+    only test (the first value present). False: no valid test. The subset's weight is summed
+    over the values in order, as its statistics are, so both paths see the same doubles."""
+    cdef intp_t v, tries, nA, first = -1
+    cdef double cW
     for tries in range(10):
         memset(sp.try_cats, 0, k)
-        stats_clear(&sp.cur, cd.K)
+        cW = 0.0
         nA = 0
         for v in range(k):
             if sp.cat[v].W <= 0.0:
@@ -947,14 +943,30 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
                 sp.try_cats[v] = 1
             if sp.try_cats[v]:
                 nA += 1
-                stats_iadd(&sp.cur, &sp.cat[v], cd.K)
-        if 0 < nA < present and sp.cur.W >= ml and T.W - sp.cur.W >= ml:
-            ok = True
-            break
+                cW += sp.cat[v].W
+        if 0 < nA < present and cW >= sp.min_leaf and TW - cW >= sp.min_leaf:
+            return True
         if present == 2:
-            break
-    if not ok:
+            return False
+    return False
+
+
+cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                          intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t k = sp.ncat[f], v, nm, present
+    cdef Stats* T
+    cdef double h, lo, hi
+    present = _categories(sp, idx, wt, start, end, f, &nm)
+    if present < 2:
         return
+    T = _corrected_total(sp, idx, wt, nm)
+    if not _draw_subset(sp, k, present, T.W):
+        return
+    stats_clear(&sp.cur, cd.K)
+    for v in range(k):
+        if sp.try_cats[v]:
+            stats_iadd(&sp.cur, &sp.cat[v], cd.K)
     h = _gain_nominal(sp, &sp.cur, T)
     lo = hi = h
     if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
@@ -1025,10 +1037,9 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
 cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                               intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """``_random_nominal`` with int_sums: the same draws, the drawn subset's statistics only."""
-    cdef intp_t k = sp.ncat[f], v, nm, present, tries, nA, first = -1
+    cdef intp_t k = sp.ncat[f], nm, present
     cdef Stats* T
-    cdef double h, lo, hi, cW, ml = sp.min_leaf
-    cdef bint ok = False
+    cdef double h, lo, hi
     sp.cat = sp.cat_own
     present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present < 0:
@@ -1037,28 +1048,7 @@ cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt
     if present < 2:
         return
     T = _corrected_total(sp, idx, wt, nm)
-    for tries in range(10):
-        memset(sp.try_cats, 0, k)
-        cW = 0.0
-        nA = 0
-        for v in range(k):
-            if sp.cat[v].W <= 0.0:
-                continue
-            if present == 2:
-                if first < 0:
-                    first = v
-                    sp.try_cats[v] = 1
-            elif rand_uniform(&sp.rng) < 0.5:
-                sp.try_cats[v] = 1
-            if sp.try_cats[v]:
-                nA += 1
-                cW += sp.cat[v].W
-        if 0 < nA < present and cW >= ml and T.W - cW >= ml:
-            ok = True
-            break
-        if present == 2:
-            break
-    if not ok:
+    if not _draw_subset(sp, k, present, T.W):
         return
     _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
     h = _gain_node(sp, &sp.cur, T)
