@@ -255,3 +255,37 @@ def test_pml_str_rows_laplace_gating_and_pol_cost():
     assert "30x" in note and "mean of its 2 (fold, L)" in note and "about 2 min" in note
     assert "0.1 h" in note and note.endswith("<!-- volatile -->")
     assert R._probe_note(None, types.SimpleNamespace(runs=runs)) == ""
+
+
+def test_pds_cost_of_left_out_sets_scales_the_reference(tmp_path):
+    """P-DS: each left-out set's cost is the reference's measured per-(fold, L) time times
+    the probe's ratio (reproduce/studies/_probe.py); a stored probe of the same sets and
+    settings is kept, and without the reference's runs there is no note."""
+    import numpy as np
+    import pandas as pd
+
+    from reproduce.studies import _probe
+    from reproduce.studies import _ssl_render as R
+
+    runs = pd.DataFrame({"dataset": ["chess"] * 3, "split": [0, 0, 1],
+                         "labeled": [50, 50, 50], "rank_time_s": [10.0, 20.0, 50.0],
+                         "eval_time_s": np.zeros(3)})
+    probe = {"sets": ["chess", "digits", "bank"], "method": "rf-rf", "split": 0,
+             "labeled": 200, "times": {
+                 "chess": {"seconds": 10.0, "rows": 3196, "features": 36, "train": 2876},
+                 "digits": {"seconds": 20.0, "rows": 1797, "features": 64, "train": 1617},
+                 "bank": {"seconds": 5.0, "rows": 4521, "features": 16, "train": 4068}}}
+    est = _probe.estimates(probe, runs, "chess")
+    assert est["chess"]["per"] == 40.0 and est["chess"]["n"] == 2      # (30 + 50) / 2
+    assert est["digits"]["per"] == 80.0 and est["digits"]["total"] == 160.0
+    note = R._pds_cost_note(probe, runs)
+    assert "10.0 s on chess" in note and "mean of its 2" in note
+    assert "digits (1797 rows x 64 features): 20 s, 2.0x" in note and "bank" in note
+    assert "chess (" not in note and note.endswith("<!-- volatile -->")
+    assert R._pds_cost_note(probe, runs[runs["dataset"] == "none"]) == ""
+    assert R._pds_cost_note(None, runs) == ""
+    path = tmp_path / "cost.json"
+    path.write_text(__import__("json").dumps(probe))
+    same = _probe.Probe("configs/ssl-classification.yaml", "chess", ("digits", "bank"))
+    _probe.measure(same, path)                     # the stored probe matches: kept as is
+    assert _probe.load(path) == probe

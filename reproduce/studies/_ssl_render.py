@@ -15,6 +15,7 @@ import pandas as pd
 from frcli.stats.pooling import area_over_labeled, pooled_confusion, weighted_over_splits
 from reproduce import md
 from reproduce.papers import paper
+from reproduce.studies import _probe
 
 SCORES = ("genie3", "rf", "symbolic")
 SCORE_NAMES = {"genie3": "Genie3", "rf": "RF score", "symbolic": "Symbolic",
@@ -109,15 +110,33 @@ def _ch_rows(names, view) -> dict[str, dict]:
 
 # -- P-DS -------------------------------------------------------------------------------------
 
-def _forest_seconds(runs: pd.DataFrame) -> str:
-    """Mean ranking time of the SSL ensemble rankings that grew a forest (a reused forest
-    costs ~0 s and is left out)."""
-    ssl = runs[runs["method"].str.contains("-") & ~runs["params"].str.contains(
-        '"labeled_only":true') & (runs["rank_time_s"] > 1.0)]
-    return f"{ssl['rank_time_s'].mean():.0f}" if len(ssl) else "–"
+def _pds_cost_note(probe: dict | None, runs) -> str:
+    """What the config's left-out sets would cost: the probe's ratio of one SSL forest to
+    the reference's (a set run here) times the reference's measured cost per (fold, L)."""
+    if probe is None:
+        return ""
+    ref, left = probe["sets"][0], probe["sets"][1:]
+    est = _probe.estimates(probe, runs, ref)
+    if not est or not left:
+        return ""
+    items = [f"{d} ({e['rows']} rows x {e['features']} features): {e['seconds']:.0f} s, "
+             f"{e['ratio']:.1f}x, about {e['per'] / 60:.0f} min per (fold, L) and "
+             f"{e['total'] / 3600:.1f} h for its {e['n']}" for d, e in est.items() if d in left]
+    r = est[ref]
+    return (f"Left out for their cost, measured (`reproduce/studies/ssl_classification.py` "
+            f"`compute`, one core): the SSL RF-score ranking with its w tuning "
+            f"(`{probe['method']}`, the cheapest of the three SSL forests) on training fold "
+            f"{probe['split']} with L = {probe['labeled']} took {r['seconds']:.1f} s on {ref}, "
+            f"whose (fold, L) took {r['per']:.0f} s of ranking and evaluation here (mean of "
+            f"its {r['n']}); scaled by that ratio, the others (one job, on the loaded shared "
+            f"machine): {'; '.join(items)}. The RF score's forests try the square root of the "
+            "features at a node, bagging and ET all of them, so sets with many features "
+            "cost more than their ratio says. <!-- volatile -->")
 
 
-def render_pds(view, sets) -> str:
+def render_pds(view, sets, probe: dict | None = None) -> str:
+    """The P-DS section from the store of the sets run; ``probe``: the costs of the config's
+    other sets (``reproduce.studies.ssl_classification.compute``)."""
     P = paper("p-ds")
     f, runs = view.frame, view.runs
     pooled = pooled_confusion(f)
@@ -138,13 +157,10 @@ def render_pds(view, sets) -> str:
         "(L, measure) curve (unit spacing, A21). Ensembles: 100 fully grown, bootstrapped "
         "trees, w chosen by internal 4-fold CV over 0, 0.1, …, 1 (20 trees per candidate; "
         "the paper uses 5 folds).", "",
-        f"Data run here: {md.listing(sets)}. The config also lists arrhythmia, chess, sick "
-        "(for Dis), bank, pageblocks, phishing, digits and coil2000; each SSL forest with its "
-        "w tuning (44 forests of 20 trees on every training row) took "
-        f"{_forest_seconds(runs)} s per (fold, L) on average on {md.listing(sets)} here (on "
-        "the loaded shared machine), and grows with the rows and features of the "
-        "others (450-11000 rows), so they were not run. Gasdrift is not shared. "
-        "<!-- volatile -->", ""]
+        f"Data run here: {md.listing(sets)}. Gasdrift is not shared.", ""]
+    cost = _pds_cost_note(probe, runs)
+    if cost:
+        out += [cost, ""]
     areas = {}
     for m in measures:
         s = pooled.set_index(["dataset", "labeled", "method", "params"])[m]
@@ -317,25 +333,21 @@ def _probe_note(probe: dict | None, reg) -> str:
     one (fold, L), and what they imply for pol's (fold, L) given mortgage's measured cost."""
     if probe is None or reg is None:
         return ""
-    t = probe["times"]
-    runs = reg.runs
-    m = runs[runs["dataset"] == "mortgage"]
-    if m.empty or "pol" not in t or "mortgage" not in t:
+    est = _probe.estimates(probe, reg.runs, "mortgage")
+    if "pol" not in est:
         return ""
-    per = (m["rank_time_s"] + m["eval_time_s"]).groupby([m["split"], m["labeled"]]).sum()
-    ratio = t["pol"]["seconds"] / t["mortgage"]["seconds"]
-    est = ratio * per.mean()
-    n = len(per)
-    return (f"Pol ({t['pol']['rows']} rows, {t['pol']['features']} features) is left out: "
+    pol, ref = est["pol"], est["mortgage"]
+    return (f"Pol ({pol['rows']} rows, {pol['features']} features) is left out: "
             f"the SSL RF-score ranking with its w tuning (`{probe['method']}`, the cheapest "
-            f"of the three SSL forests) took {t['pol']['seconds']:.0f} s on its training fold "
-            f"{probe['split']} ({t['pol']['train']} rows) with L = {probe['labeled']}, "
-            f"against {t['mortgage']['seconds']:.1f} s on mortgage's ({ratio:.0f}x; one "
+            f"of the three SSL forests) took {pol['seconds']:.0f} s on its training fold "
+            f"{probe['split']} ({pol['train']} rows) with L = {probe['labeled']}, "
+            f"against {ref['seconds']:.1f} s on mortgage's ({pol['ratio']:.0f}x; one "
             f"core, `reproduce/studies/ssl.py` `compute`). A (fold, L) of mortgage took "
-            f"{per.mean():.0f} s of ranking and evaluation here (mean of its {n} (fold, L)), so "
-            f"one of pol's would take about {est / 60:.0f} min and its {n} about "
-            f"{n * est / 3600:.1f} h of one core, more where Relief's and the Laplace "
-            f"score's neighbour searches grow with the square of the rows. <!-- volatile -->")
+            f"{ref['per']:.0f} s of ranking and evaluation here (mean of its {ref['n']} (fold, "
+            f"L)), so one of pol's would take about {pol['per'] / 60:.0f} min and its "
+            f"{pol['n']} about {pol['total'] / 3600:.1f} h of one core, more where Relief's "
+            "and the Laplace score's neighbour searches grow with the square of the rows. "
+            "<!-- volatile -->")
 
 
 def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None, *,
