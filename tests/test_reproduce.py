@@ -220,8 +220,6 @@ def test_pml_str_rows_laplace_gating_and_pol_cost():
     """P-ML (reproduce/studies/_ssl_render.py): STR sets are their own task, the Laplace score
     is compared only where the paper ranks it, the STR and Relief conclusions can fail, and
     pol's cost is scaled from the measured probe by mortgage's per-(fold, L) time."""
-    import types
-
     import numpy as np
     import pandas as pd
 
@@ -247,14 +245,15 @@ def test_pml_str_rows_laplace_gating_and_pol_cost():
     runs = pd.DataFrame({"dataset": ["mortgage"] * 4, "split": [0, 0, 1, 1],
                          "labeled": [50, 50, 50, 50], "rank_time_s": [1.0, 2.0, 3.0, 4.0],
                          "eval_time_s": np.zeros(4)})
-    probe = {"method": "rf-rf", "split": 0, "labeled": 200, "times": {
-        "mortgage": {"seconds": 2.0, "rows": 1049, "features": 15, "train": 944},
-        "pol": {"seconds": 60.0, "rows": 15000, "features": 48, "train": 13500}}}
-    note = R._probe_note(probe, types.SimpleNamespace(runs=runs))
+    probe = {"sets": ["mortgage", "pol"], "method": "rf-rf", "split": 0, "labeled": 200,
+             "times": {
+                 "mortgage": {"seconds": 2.0, "rows": 1049, "features": 15, "train": 944},
+                 "pol": {"seconds": 60.0, "rows": 15000, "features": 48, "train": 13500}}}
+    note = R._cost_note(probe, runs, "ssl.py")
     # mortgage: (3 + 7) / 2 = 5 s per (fold, L); x30 = 150 s = about 2 min, 2 of them 0.1 h
-    assert "30x" in note and "mean of its 2 (fold, L)" in note and "about 2 min" in note
+    assert "30.0x" in note and "mean of its 2" in note and "about 2 min" in note
     assert "0.1 h" in note and note.endswith("<!-- volatile -->")
-    assert R._probe_note(None, types.SimpleNamespace(runs=runs)) == ""
+    assert R._cost_note(None, runs, "ssl.py") == ""
 
 
 def test_pds_cost_of_left_out_sets_scales_the_reference(tmp_path):
@@ -278,12 +277,12 @@ def test_pds_cost_of_left_out_sets_scales_the_reference(tmp_path):
     est = _probe.estimates(probe, runs, "chess")
     assert est["chess"]["per"] == 40.0 and est["chess"]["n"] == 2      # (30 + 50) / 2
     assert est["digits"]["per"] == 80.0 and est["digits"]["total"] == 160.0
-    note = R._pds_cost_note(probe, runs)
+    note = R._cost_note(probe, runs, "ssl_classification.py")
     assert "10.0 s on chess" in note and "mean of its 2" in note
     assert "digits (1797 rows x 64 features): 20 s, 2.0x" in note and "bank" in note
     assert "chess (" not in note and note.endswith("<!-- volatile -->")
-    assert R._pds_cost_note(probe, runs[runs["dataset"] == "none"]) == ""
-    assert R._pds_cost_note(None, runs) == ""
+    assert R._cost_note(probe, runs[runs["dataset"] == "none"], "x") == ""
+    assert R._cost_note(None, runs, "x") == ""
     path = tmp_path / "cost.json"
     path.write_text(__import__("json").dumps(probe))
     same = _probe.Probe("configs/ssl-classification.yaml", "chess", ("digits", "bank"))

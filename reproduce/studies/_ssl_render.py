@@ -110,10 +110,11 @@ def _ch_rows(names, view) -> dict[str, dict]:
 
 # -- P-DS -------------------------------------------------------------------------------------
 
-def _pds_cost_note(probe: dict | None, runs) -> str:
-    """What the config's left-out sets would cost: the probe's ratio of one SSL forest to
-    the reference's (a set run here) times the reference's measured cost per (fold, L)."""
-    if probe is None:
+def _cost_note(probe: dict | None, runs, module: str) -> str:
+    """What a config's left-out sets would cost: the probe's ratio of one SSL forest on each
+    to the reference's (a set run here) times the reference's measured cost per (fold, L)
+    (``reproduce/studies/_probe.py``; ``module`` names the study that measured)."""
+    if probe is None or runs is None:
         return ""
     ref, left = probe["sets"][0], probe["sets"][1:]
     est = _probe.estimates(probe, runs, ref)
@@ -123,15 +124,16 @@ def _pds_cost_note(probe: dict | None, runs) -> str:
              f"{e['ratio']:.1f}x, about {e['per'] / 60:.0f} min per (fold, L) and "
              f"{e['total'] / 3600:.1f} h for its {e['n']}" for d, e in est.items() if d in left]
     r = est[ref]
-    return (f"Left out for their cost, measured (`reproduce/studies/ssl_classification.py` "
-            f"`compute`, one core): the SSL RF-score ranking with its w tuning "
-            f"(`{probe['method']}`, the cheapest of the three SSL forests) on training fold "
-            f"{probe['split']} with L = {probe['labeled']} took {r['seconds']:.1f} s on {ref}, "
-            f"whose (fold, L) took {r['per']:.0f} s of ranking and evaluation here (mean of "
-            f"its {r['n']}); scaled by that ratio, the others (one job, on the loaded shared "
-            f"machine): {'; '.join(items)}. The RF score's forests try the square root of the "
-            "features at a node, bagging and ET all of them, so sets with many features "
-            "cost more than their ratio says. <!-- volatile -->")
+    return (f"Left out for their cost, measured (`reproduce/studies/{module}` `compute`, one "
+            f"core): the SSL RF-score ranking with its w tuning (`{probe['method']}`, the "
+            f"cheapest of the three SSL forests) on training fold {probe['split']} with L = "
+            f"{probe['labeled']} took {r['seconds']:.1f} s on {ref}, whose (fold, L) took "
+            f"{r['per']:.0f} s of ranking and evaluation here (mean of its {r['n']}); scaled "
+            f"by that ratio, the others (one job, on the loaded shared machine): "
+            f"{'; '.join(items)}. The RF score's forests try the square root of the features "
+            "at a node, bagging and ET all of them, and neighbour searches (Relief, the "
+            "Laplace score) grow with the square of the rows, so large sets cost more than "
+            "their ratio says. <!-- volatile -->")
 
 
 def render_pds(view, sets, probe: dict | None = None) -> str:
@@ -158,7 +160,7 @@ def render_pds(view, sets, probe: dict | None = None) -> str:
         "trees, w chosen by internal 4-fold CV over 0, 0.1, …, 1 (20 trees per candidate; "
         "the paper uses 5 folds).", "",
         f"Data run here: {md.listing(sets)}. Gasdrift is not shared.", ""]
-    cost = _pds_cost_note(probe, runs)
+    cost = _cost_note(probe, runs, "ssl_classification.py")
     if cost:
         out += [cost, ""]
     areas = {}
@@ -328,32 +330,11 @@ def _laplace_tasks(P) -> set[str]:
     return {t for t, row in P.table("table11").items() if row.get("laplace") is not None}
 
 
-def _probe_note(probe: dict | None, reg) -> str:
-    """Why pol is not run: the measured seconds of one SSL forest on pol and on mortgage at
-    one (fold, L), and what they imply for pol's (fold, L) given mortgage's measured cost."""
-    if probe is None or reg is None:
-        return ""
-    est = _probe.estimates(probe, reg.runs, "mortgage")
-    if "pol" not in est:
-        return ""
-    pol, ref = est["pol"], est["mortgage"]
-    return (f"Pol ({pol['rows']} rows, {pol['features']} features) is left out: "
-            f"the SSL RF-score ranking with its w tuning (`{probe['method']}`, the cheapest "
-            f"of the three SSL forests) took {pol['seconds']:.0f} s on its training fold "
-            f"{probe['split']} ({pol['train']} rows) with L = {probe['labeled']}, "
-            f"against {ref['seconds']:.1f} s on mortgage's ({pol['ratio']:.0f}x; one "
-            f"core, `reproduce/studies/ssl.py` `compute`). A (fold, L) of mortgage took "
-            f"{ref['per']:.0f} s of ranking and evaluation here (mean of its {ref['n']} (fold, "
-            f"L)), so one of pol's would take about {pol['per'] / 60:.0f} min and its "
-            f"{pol['n']} about {pol['total'] / 3600:.1f} h of one core, more where Relief's "
-            "and the Laplace score's neighbour searches grow with the square of the rows. "
-            "<!-- volatile -->")
-
-
 def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None, *,
                probe: dict | None = None) -> str:
     """The P-ML section from the stores of the tasks that ran (``None``: not run);
-    ``probe``: ``reproduce.studies.ssl.compute``'s timings (why pol is not run)."""
+    ``probe``: ``reproduce.studies.ssl.compute``'s timings (what the left-out sets of
+    configs/ssl.yaml would cost)."""
     P = paper("p-ml")
     lap_tasks = _laplace_tasks(P)
     out = ["## Semi-supervised feature ranking for every task (P-ML, thesis Ch. 6)", ""]
@@ -385,14 +366,16 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
         "Data run here: " + "; ".join(f"{k}: {md.listing(v)}" for k, v in by_task.items())
         + ". The configs list all shared P-ML sets (STC 9, STR 3, MTR 3, MLC 6, HMLC 3); "
         "the others did not fit the time on the loaded 2-core machine (per-(fold, L) costs "
-        "in the P-DS section and, for pol, below), and P-ML's other 14 sets are not shared."
+        "in the P-DS section and, for configs/ssl.yaml, below), and P-ML's other 14 sets "
+        "are not shared."
         + (f" Not run in this round: {md.listing(not_run)} (their SSL forests with the w "
            "tuning cost minutes per (fold, L) on the smallest shared sets here; run "
            "`frcli experiment configs/ssl.yaml` and `configs/ssl-mlc.yaml` for them)."
            if not_run else ""), ""]
-    pol = _probe_note(probe, views.get("STR/MTR"))
-    if pol:
-        out += [pol, ""]
+    cost = _cost_note(probe, views["STR/MTR"].runs if "STR/MTR" in views else None,
+                      "ssl.py")
+    if cost:
+        out += [cost, ""]
 
     # (measure, suffix of its 40NN name, of its 20NN name, higher is better): the P-DS config
     # lists knn [20, 40] (20NN plain), the others [40, 20]
