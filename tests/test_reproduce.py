@@ -288,3 +288,30 @@ def test_pds_cost_of_left_out_sets_scales_the_reference(tmp_path):
     same = _probe.Probe("configs/ssl-classification.yaml", "chess", ("digits", "bank"))
     _probe.measure(same, path)                     # the stored probe matches: kept as is
     assert _probe.load(path) == probe
+
+
+def test_pds_delta_rows_check_the_papers_sign_per_set():
+    """P-DS Table 3 (reproduce/studies/_ssl_render.py): the clustering-assumption conclusion
+    compares the sign of our ΔF1 with the paper's per set (chess: SSL loses in the paper), and
+    sets without a paper value are not counted."""
+    import pandas as pd
+
+    from reproduce.studies import _ssl_render as R
+
+    rows = []
+    for d, ssl, sl in (("tic-tac-toe", 0.9, 0.8), ("chess", 0.7, 0.8), ("digits", 0.5, 0.4)):
+        for setting, v in (("ssl", ssl), ("sl", sl)):
+            for score, e in (("symbolic", "rf"), ("genie3", "bagging"), ("rf", "bagging")):
+                rows.append({"dataset": d, "setting": setting, "score": score,
+                             "ensemble": e, "area": v})
+    a = pd.DataFrame(rows)
+    areas = {"accuracy": a, "macro_f1": a}
+    chosen = {"symbolic": "rf", "genie3": "bagging", "rf": "bagging"}
+    paper = {"Tic-tac-toe": {f"{s}_{m}": 0.1 for s in R.SCORES for m in ("acc", "f1")},
+             "Chess": {f"{s}_{m}": -0.1 for s in R.SCORES for m in ("acc", "f1")}}
+    out, wins, agree = R._delta_rows(["tic-tac-toe", "chess", "digits"], areas, chosen, paper,
+                                     lambda x, score: R._pick(x, "sl", score, chosen[score]),
+                                     lambda v: f"{v:.2f}")
+    assert wins["genie3"] == [True, False, True]          # ours positive on F1
+    assert agree["genie3"] == [True, True]                # chess: both negative; digits: no value
+    assert out[1][2] == "-0.10 / -0.10" and out[2][1] == "– / 0.10"     # paper / ours
