@@ -329,8 +329,9 @@ def _probe_note(probe: dict | None, view, more: str) -> str:
     if probe is None or view is None:
         return ""
     t = probe["times"]
-    ref, left = probe["sets"][0], [s for s in probe["sets"][1:] if s in t]
     runs = view.runs
+    ran = set(runs["dataset"])
+    ref, left = probe["sets"][0], [s for s in probe["sets"][1:] if s in t and s not in ran]
     m = runs[runs["dataset"] == ref]
     if m.empty or ref not in t or not left:
         return ""
@@ -340,6 +341,7 @@ def _probe_note(probe: dict | None, view, more: str) -> str:
     part = "the training file" if given else f"training fold {probe['split']}"
     unit = "(training file, L)" if given else "(fold, L)"
     ratio = {s: t[s]["seconds"] / t[ref]["seconds"] for s in left}
+    of = {s: f"{s}'" if s.endswith("s") else f"{s}'s" for s in left + [ref]}
     # a probe stopped at its cap gives a lower bound
     gt = {s: "more than " if t[s].get("capped") else "" for s in left}
     return (
@@ -347,9 +349,9 @@ def _probe_note(probe: dict | None, view, more: str) -> str:
                                    for s in left])
         + f". The SSL RF-score ranking with its w tuning (`{probe['method']}`, the cheapest "
         f"of the three SSL forests) on {part} with L = {probe['labeled']} took "
-        + ", ".join(f"{gt[s]}{t[s]['seconds']:.0f} s on {s}'s ({t[s]['train']} rows, "
+        + ", ".join(f"{gt[s]}{t[s]['seconds']:.0f} s on {of[s]} ({t[s]['train']} rows, "
                     f"{gt[s]}{ratio[s]:.0f}x)" for s in left)
-        + f", against {t[ref]['seconds']:.1f} s on {ref}'s (one core, "
+        + f", against {t[ref]['seconds']:.1f} s on {of[ref]} (one core, "
         f"`reproduce/studies/ssl.py` `compute`"
         + (f", stopped after {probe['cap']} s" if any(gt.values()) else "")
         + f"). A {unit} of {ref} took {per.mean():.0f} s "
@@ -415,7 +417,7 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
     specs = {"classification": ("macro_f1", "_k40", "", True),
              "STR/MTR": ("rrmse", "", "_k20", False),
              "MLC/HMLC": ("pooled_auprc", "", "_k20", True)}
-    deltas, globality, t11 = [], {}, {}
+    deltas, globality, t11, same = [], {}, {}, []
     for task, (measure, k40, k20, higher) in specs.items():
         if task not in views:
             continue
@@ -438,6 +440,8 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
                 sign = 1.0 if higher else -1.0
                 d40, d20 = sign * (s40 - l40), sign * (s20 - l20)
                 row[score] = d40
+                if score in SCORES and s40 == l40 and s20 == l20:
+                    same.append(f"{d} {SCORE_NAMES[score]}")
                 if score == "laplacian" and tname not in lap_tasks:
                     continue          # not among the paper's rankings of this task
                 if not np.isnan(d40) and not np.isnan(d20):
@@ -468,6 +472,12 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
             "(the bare-score defaults of `frcli rank` for semi-supervised data).", "",
             md.table(["task", "data set", "Genie3", "RF score", "Symbolic", "Relief",
                       "Laplace"], rows), ""]
+    if same:
+        out += ["SSL and SL areas identical (Δ = 0 exactly) for " + md.listing(same) + ": the "
+                "internal CV chose w = 1 (the targets' heterogeneity only) at every L, and "
+                "with w = 1 the SSL forest is grown on the labelled rows alone, i.e. it is its "
+                "SL counterpart (`frcli/engines/forest.py` `choose_w`; spec-ssl-unsup §1.5).",
+                ""]
 
     # CH
     ch_rows = []
