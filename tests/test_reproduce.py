@@ -249,11 +249,48 @@ def test_pml_str_rows_laplace_gating_and_pol_cost():
              "times": {
                  "mortgage": {"seconds": 2.0, "rows": 1049, "features": 15, "train": 944},
                  "pol": {"seconds": 60.0, "rows": 15000, "features": 48, "train": 13500}}}
-    note = R._cost_note(probe, runs, "ssl.py")
-    # mortgage: (3 + 7) / 2 = 5 s per (fold, L); x30 = 150 s = about 2 min, 2 of them 0.1 h
-    assert "30.0x" in note and "mean of its 2" in note and "about 2 min" in note
-    assert "0.1 h" in note and note.endswith("<!-- volatile -->")
-    assert R._cost_note(None, runs, "ssl.py") == ""
+    cv = _view(runs, "cv")
+    note = R._cost_note(probe, cv, "ssl.py")
+    # mortgage: (3 + 7) / 2 = 5 s per (fold, L); x30 = 150 s = about 2 min, 2 of them 5 min
+    assert "30.0x" in note and "mean of its 2" in note and "about 2 min per (fold, L)" in note
+    assert "5 min for its 2" in note and note.endswith("<!-- volatile -->")
+    assert "pol (15000 rows x 48 features)" in note and "lower bound" not in note
+    assert R._cost_note(None, cv, "ssl.py") == ""
+    # MLC/HMLC: the given split (one training file), several sets left out, HMLC its own task
+    assert R._task("MLC/HMLC", "pheno_FUN") == "HMLC" and R._task("MLC/HMLC", "scene") == "MLC"
+    given = _view(runs.assign(dataset="emotions", split=0, labeled=[50, 100, 200, 350]),
+                  "given")
+    mlc = {"method": "rf-rf", "split": 0, "labeled": 200, "sets": ["emotions", "birds", "bibtex"],
+           "times": {"emotions": {"seconds": 2.0, "rows": 593, "features": 72, "train": 391},
+                     "birds": {"seconds": 8.0, "rows": 645, "features": 260, "train": 322},
+                     "bibtex": {"seconds": 200.0, "rows": 7395, "features": 1836,
+                                "train": 4880, "capped": True}}, "cap": 200}
+    note = R._cost_note(mlc, given, "ssl.py")
+    # emotions: 2.5 s per (training file, L), 4 of them; birds 4x, bibtex 100x (a bound)
+    assert "on the training file with L = 200" in note and "stopped: a lower bound" in note
+    assert "birds (645 rows x 260 features): 8 s, 4.0x, about 10 s per (training file, L) " \
+        "and 40 s for its 4" in note
+    assert "bibtex (7395 rows x 1836 features): more than 200 s, more than 100.0x, about " \
+        "more than 4 min per (training file, L) and more than 17 min for its 4" in note
+    D = pd.DataFrame([{"task": "MLC", "dataset": d, "genie3": g, "rf": 0.1, "symbolic": 0.1,
+                       "relief": 0.1} for d, g in (("emotions", 0.1), ("genbase", -0.1),
+                                                   ("medical", -0.1))]
+                     + [{"task": "HMLC", "dataset": "pheno_FUN", "genie3": -0.1, "rf": -0.1,
+                         "symbolic": 0.1, "relief": -0.1}])
+    row = R._mlc_row(D)
+    assert row[1] == "emotions: 4 of 4, genbase: 3 of 4" and row[2] == "partly"
+    assert R._mlc_row(D.iloc[:1])[2] == "holds"
+    assert R._mlc_row(D.iloc[2:3])[1:] == ["not run", "cannot tell"]
+    assert R._hmlc_row(D)[1:] == ["SSL better in 1 of 4 (data set, ranking) cases", "holds"]
+    assert R._hmlc_row(D.iloc[:3])[2] == "cannot tell"
+
+
+def _view(runs, protocol: str):
+    """A stand-in StoreView: stored runs and the protocol type."""
+    import types
+
+    return types.SimpleNamespace(runs=runs, config=types.SimpleNamespace(
+        protocol=types.SimpleNamespace(type=protocol)))
 
 
 def test_pds_cost_of_left_out_sets_scales_the_reference(tmp_path):
@@ -277,12 +314,12 @@ def test_pds_cost_of_left_out_sets_scales_the_reference(tmp_path):
     est = _probe.estimates(probe, runs, "chess")
     assert est["chess"]["per"] == 40.0 and est["chess"]["n"] == 2      # (30 + 50) / 2
     assert est["digits"]["per"] == 80.0 and est["digits"]["total"] == 160.0
-    note = R._cost_note(probe, runs, "ssl_classification.py")
+    note = R._cost_note(probe, _view(runs, "cv"), "ssl_classification.py")
     assert "10.0 s on chess" in note and "mean of its 2" in note
     assert "digits (1797 rows x 64 features): 20 s, 2.0x" in note and "bank" in note
     assert "chess (" not in note and note.endswith("<!-- volatile -->")
-    assert R._cost_note(probe, runs[runs["dataset"] == "none"], "x") == ""
-    assert R._cost_note(None, runs, "x") == ""
+    assert R._cost_note(probe, _view(runs[runs["dataset"] == "none"], "cv"), "x") == ""
+    assert R._cost_note(None, _view(runs, "cv"), "x") == ""
     path = tmp_path / "cost.json"
     path.write_text(__import__("json").dumps(probe))
     same = _probe.Probe("configs/ssl-classification.yaml", "chess", ("digits", "bank"))

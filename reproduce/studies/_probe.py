@@ -2,15 +2,18 @@
 
 One ranking of one (fold, L) is timed on one core on a set the study runs (the reference) and
 on each left-out set, with the training part and labels the runner would give it; the section
-scales the reference's measured per-(fold, L) cost of its stored runs by the ratio. Timings
-are measurements, not results: they are taken once per code and kept in the study's work
-folder (``Stores.work``)."""
+scales the reference's measured per-(fold, L) cost of its stored runs by the ratio. A ranking
+that runs past the probe's ``cap`` is stopped and recorded as a lower bound. Timings are
+measurements, not results: they are taken once per code and kept in the study's work folder
+(``Stores.work``)."""
 from __future__ import annotations
 
 import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+KEYS = ("sets", "method", "split", "labeled", "cap")     # what a stored probe must match
 
 
 @dataclass(frozen=True)
@@ -21,44 +24,81 @@ class Probe:
     method: str = "rf-rf"       # the SSL RF score with its w tuning, the cheapest SSL forest
     split: int = 0
     labeled: int = 200
+    cap: float | None = None    # seconds after which a ranking is stopped (a lower bound)
+
+    def key(self) -> list:
+        return [[self.reference, *self.sets], self.method, self.split, self.labeled, self.cap]
+
+
+def training_part(data, n_train, protocol, split: int, labeled: int):
+    """The rows a run of (split, L) ranks on, drawn as the executor draws them (folds
+    stratified by the class where the protocol says so; the given split's labelled rows
+    seeded from the protocol's seed alone: timing only)."""
+    import numpy as np
+
+    from frcli.data import splits as S
+
+    if protocol.type == "given":
+        train = np.arange(n_train)
+        lab = S.thin_labels(train, [labeled], protocol.seed)[labeled]
+    else:
+        y = data.Y[:, 0] if data.task == "classification" and protocol.stratify else None
+        splits = S.kfold_splits(data.n_examples, protocol.folds, protocol.seed, y)
+        train = splits[split][0]
+        lab = S.thin_cv_labels([te for _, te in splits], [labeled],
+                               protocol.seed)[labeled][split]
+    return train, S.hide_labels(data, train, lab)
+
+
+def _time_rank(method: str, rank_data, conn) -> None:
+    from threadpoolctl import threadpool_limits
+
+    from frcli.rankers.registry import get_ranker
+
+    with threadpool_limits(limits=1):
+        t0 = time.perf_counter()
+        get_ranker(method).rank(rank_data, {}, seed=1, jobs=1)
+        conn.send(time.perf_counter() - t0)
+
+
+def _seconds(method: str, rank_data, cap: float | None) -> tuple[float, bool]:
+    """Seconds of one ranking in a child process; (cap, True) if it was stopped at ``cap``."""
+    import multiprocessing as mp
+
+    recv, send = mp.Pipe(duplex=False)
+    child = mp.get_context("fork").Process(target=_time_rank, args=(method, rank_data, send))
+    child.start()
+    done = recv.poll(cap)
+    seconds = recv.recv() if done else float(cap)
+    child.join(None if done else 0)
+    if child.is_alive():
+        child.kill()
+        child.join()
+    return seconds, not done
 
 
 def measure(probe: Probe, path: Path) -> None:
     """Seconds of ``probe.method`` on each set, one core, unless ``path`` holds them (for
     the same sets and settings)."""
-    wanted = (probe.reference, *probe.sets)
     old = load(path)
-    if old is not None and [old.get(k) for k in ("sets", "method", "split", "labeled")] == [
-            list(wanted), probe.method, probe.split, probe.labeled]:
+    if old is not None and [old.get(k) for k in KEYS] == probe.key():
         return
-    from threadpoolctl import threadpool_limits
-
-    from frcli.data import splits as S
     from frcli.experiment.executor import load_spec
-    from frcli.rankers.registry import get_ranker
     from reproduce.framework import ConfigRef
 
     cfg = ConfigRef(probe.config).load()
-    p = cfg.protocol
+    wanted = probe.key()[0]
     out = {}
-    with threadpool_limits(limits=1):
-        for d in sorted((d for d in cfg.datasets if d.name in wanted),
-                        key=lambda d: wanted.index(d.name)):
-            data, _ = load_spec(d)
-            # the runner's folds: stratified by the class where the protocol says so
-            y = data.Y[:, 0] if data.task == "classification" and p.stratify else None
-            splits = S.kfold_splits(data.n_examples, p.folds, p.seed, y)
-            train = splits[probe.split][0]
-            lab = S.thin_cv_labels([te for _, te in splits], [probe.labeled],
-                                   p.seed)[probe.labeled][probe.split]
-            rank_data = S.hide_labels(data, train, lab)
-            t0 = time.perf_counter()
-            get_ranker(probe.method).rank(rank_data, {}, seed=1, jobs=1)
-            out[d.name] = {"seconds": time.perf_counter() - t0, "rows": data.n_examples,
-                           "features": data.n_features, "train": int(len(train))}
-    path.write_text(json.dumps({"sets": list(wanted), "method": probe.method,
-                                "split": probe.split, "labeled": probe.labeled,
-                                "times": out}, indent=1), encoding="utf-8")
+    for d in sorted((d for d in cfg.datasets if d.name in wanted),
+                    key=lambda d: wanted.index(d.name)):
+        data, n_train = load_spec(d)
+        train, rank_data = training_part(data, n_train, cfg.protocol, probe.split,
+                                         probe.labeled)
+        seconds, capped = _seconds(probe.method, rank_data, probe.cap)
+        out[d.name] = {"seconds": seconds, "capped": capped, "rows": data.n_examples,
+                       "features": data.n_features, "train": int(len(train))}
+    path.write_text(json.dumps({**dict(zip(KEYS, probe.key())), "times": out}, indent=1),
+                    encoding="utf-8")
 
 
 def load(path: Path) -> dict | None:

@@ -111,33 +111,48 @@ def _ch_rows(names, view) -> dict[str, dict]:
     return out
 
 
-# -- P-DS -------------------------------------------------------------------------------------
+def _dur(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
-def _cost_note(probe: dict | None, runs, module: str) -> str:
+
+def _cost_note(probe: dict | None, view, module: str) -> str:
     """What a config's left-out sets would cost: the probe's ratio of one SSL forest on each
-    to the reference's (a set run here) times the reference's measured cost per (fold, L)
-    (``reproduce/studies/_probe.py``; ``module`` names the study that measured)."""
-    if probe is None or runs is None:
+    to the reference's (its first set, run here) times the reference's measured cost per
+    (fold, L) in ``view`` (``reproduce/studies/_probe.py``; ``module`` measured it)."""
+    if probe is None or view is None:
         return ""
-    ref, left = probe["sets"][0], probe["sets"][1:]
+    runs = view.runs
+    ref = probe["sets"][0]
+    ran = set(runs["dataset"])
+    left = [s for s in probe["sets"][1:] if s in probe["times"] and s not in ran]
     est = _probe.estimates(probe, runs, ref)
     if not est or not left:
         return ""
-    items = [f"{d} ({e['rows']} rows x {e['features']} features): {e['seconds']:.0f} s, "
-             f"{e['ratio']:.1f}x, about {e['per'] / 60:.0f} min per (fold, L) and "
-             f"{e['total'] / 3600:.1f} h for its {e['n']}" for d, e in est.items() if d in left]
+    given = view.config.protocol.type == "given"
+    part = "the training file" if given else f"training fold {probe['split']}"
+    unit = "(training file, L)" if given else "(fold, L)"
+    gt = {s: "more than " if est[s].get("capped") else "" for s in left}   # stopped: a bound
+    items = [f"{s} ({e['rows']} rows x {e['features']} features): {gt[s]}{e['seconds']:.0f} "
+             f"s, {gt[s]}{e['ratio']:.1f}x, about {gt[s]}{_dur(e['per'])} per {unit} and "
+             f"{gt[s]}{_dur(e['total'])} for its {e['n']}"
+             for s, e in ((s, est[s]) for s in left)]
     r = est[ref]
     return (f"Left out for their cost, measured (`reproduce/studies/{module}` `compute`, one "
-            f"core): the SSL RF-score ranking with its w tuning (`{probe['method']}`, the "
-            f"cheapest of the three SSL forests) on training fold {probe['split']} with L = "
-            f"{probe['labeled']} took {r['seconds']:.1f} s on {ref}, whose (fold, L) took "
-            f"{r['per']:.0f} s of ranking and evaluation here (mean of its {r['n']}); scaled "
-            f"by that ratio, the others (one job, on the loaded shared machine): "
-            f"{'; '.join(items)}. The RF score's forests try the square root of the features "
-            "at a node, bagging and ET all of them, and neighbour searches (Relief, the "
-            "Laplace score) grow with the square of the rows, so large sets cost more than "
-            "their ratio says. <!-- volatile -->")
+            "core" + (f"; a ranking still running after {probe['cap']:.0f} s was stopped: a "
+                      "lower bound" if any(gt.values()) else "")
+            + f"): the SSL RF-score ranking with its w tuning (`{probe['method']}`, the "
+            f"cheapest of the three SSL forests) on {part} with L = {probe['labeled']} took "
+            f"{r['seconds']:.1f} s on {ref}, whose {unit} took {_dur(r['per'])} of ranking and "
+            f"evaluation here (mean of its {r['n']}); scaled by that ratio, the others (one "
+            f"job, on the loaded shared machine): {'; '.join(items)}. The RF score's forests "
+            "try the square root of the features at a node, bagging and ET all of them, and "
+            "neighbour searches (Relief, the Laplace score) grow with the square of the rows, "
+            "so large sets cost more than their ratio says. <!-- volatile -->")
 
+
+# -- P-DS -------------------------------------------------------------------------------------
 
 def render_pds(view, sets, probe: dict | None = None) -> str:
     """The P-DS section from the store of the sets run; ``probe``: the costs of the config's
@@ -163,7 +178,7 @@ def render_pds(view, sets, probe: dict | None = None) -> str:
         "trees, w chosen by internal 4-fold CV over 0, 0.1, …, 1 (20 trees per candidate; "
         "the paper uses 5 folds).", "",
         f"Data run here: {md.listing(sets)}. Gasdrift is not shared.", ""]
-    cost = _cost_note(probe, runs, "ssl_classification.py")
+    cost = _cost_note(probe, view, "ssl_classification.py")
     if cost:
         out += [cost, ""]
     areas = {}
@@ -323,12 +338,16 @@ def _task_areas(view, measure: str, extra_k: str | None = None):
 
 
 STR_SETS = ("mortgage", "treasury", "pol")
+HMLC_SETS = ("enron_corr", "imclef07a", "pheno_FUN")
 
 
 def _task(group: str, dataset: str) -> str:
-    """The paper's task name of a data set of a config group ("STR/MTR" holds both)."""
+    """The paper's task name of a data set of a config group ("STR/MTR" and "MLC/HMLC" hold
+    two tasks each)."""
     if group == "STR/MTR":
         return "STR" if dataset in STR_SETS else "MTR"
+    if group == "MLC/HMLC":
+        return "HMLC" if dataset in HMLC_SETS else "MLC"
     return group
 
 
@@ -339,14 +358,14 @@ def _laplace_tasks(P) -> set[str]:
 
 
 def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None, *,
-               probe: dict | None = None) -> str:
+               probe: dict | None = None, mlc_probe: dict | None = None) -> str:
     """The P-ML section from the stores of the tasks that ran (``None``: not run);
-    ``probe``: ``reproduce.studies.ssl.compute``'s timings (what the left-out sets of
-    configs/ssl.yaml would cost)."""
+    ``probe``, ``mlc_probe``: ``reproduce.studies.ssl.compute``'s timings (what the sets
+    left out of configs/ssl.yaml and configs/ssl-mlc.yaml would cost)."""
     P = paper("p-ml")
     lap_tasks = _laplace_tasks(P)
     out = ["## Semi-supervised feature ranking for every task (P-ML, thesis Ch. 6)", ""]
-    names = {"classification": stc, "STR/MTR": reg, "MLC": mlc}
+    names = {"classification": stc, "STR/MTR": reg, "MLC/HMLC": mlc}
     views = {k: stores[v] for k, v in names.items() if v is not None}
     not_run = [k for k, v in names.items() if v is None]
     order = ("classification", "MLC", "HMLC", "STR", "MTR")      # the paper's task order
@@ -374,23 +393,23 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
         "Data run here: " + "; ".join(f"{k}: {md.listing(v)}" for k, v in by_task.items())
         + ". The configs list all shared P-ML sets (STC 9, STR 3, MTR 3, MLC 6, HMLC 3); "
         "the others did not fit the time on the loaded 2-core machine (per-(fold, L) costs "
-        "in the P-DS section and, for configs/ssl.yaml, below), and P-ML's other 14 sets "
-        "are not shared."
+        "in the P-DS section and, for the others, below), and P-ML's other 14 sets are not "
+        "shared."
         + (f" Not run in this round: {md.listing(not_run)} (their SSL forests with the w "
            "tuning cost minutes per (fold, L) on the smallest shared sets here; run "
            "`frcli experiment configs/ssl.yaml` and `configs/ssl-mlc.yaml` for them)."
            if not_run else ""), ""]
-    cost = _cost_note(probe, views["STR/MTR"].runs if "STR/MTR" in views else None,
-                      "ssl.py")
-    if cost:
-        out += [cost, ""]
+    for probe_, group in ((probe, "STR/MTR"), (mlc_probe, "MLC/HMLC")):
+        note = _cost_note(probe_, views.get(group), "ssl.py")
+        if note:
+            out += [note, ""]
 
     # (measure, suffix of its 40NN name, of its 20NN name, higher is better): the P-DS config
     # lists knn [20, 40] (20NN plain), the others [40, 20]
     specs = {"classification": ("macro_f1", "_k40", "", True),
              "STR/MTR": ("rrmse", "", "_k20", False),
-             "MLC": ("pooled_auprc", "", "_k20", True)}
-    deltas, globality, t11 = [], {}, {}
+             "MLC/HMLC": ("pooled_auprc", "", "_k20", True)}
+    deltas, globality, t11, same = [], {}, {}, []
     for task, (measure, k40, k20, higher) in specs.items():
         if task not in views:
             continue
@@ -401,7 +420,7 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
             tname = _task(task, d)
             key = ("semi-supervised", {"STR": "regression", "MTR": "mtr",
                                        "classification": "classification",
-                                       "MLC": "mlc"}[tname])
+                                       "MLC": "mlc", "HMLC": "hmlc"}[tname])
             best = TASK_ENSEMBLES[key]
             row = {"task": tname, "dataset": d}
             for score in SCORES + ("relief", "laplacian"):
@@ -413,6 +432,8 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
                 sign = 1.0 if higher else -1.0
                 d40, d20 = sign * (s40 - l40), sign * (s20 - l20)
                 row[score] = d40
+                if score in SCORES and s40 == l40 and s20 == l20:
+                    same.append(f"{d} {SCORE_NAMES[score]}")
                 if score == "laplacian" and tname not in lap_tasks:
                     continue          # not among the paper's rankings of this task
                 if not np.isnan(d40) and not np.isnan(d20):
@@ -423,7 +444,8 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
 
     # Tables 8-10
     tables = {"classification": P.table("table8"), "MLC": P.table("table9"),
-              "STR": P.table("table10"), "MTR": P.table("table10")}
+              "HMLC": P.table("table9"), "STR": P.table("table10"),
+              "MTR": P.table("table10")}
     rows = []
     for _, r in D.iterrows():
         pt = tables[r["task"]].get(PAPER_NAMES[r["dataset"]], {})
@@ -436,12 +458,18 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
         rows.append(cells)
     out += ["### SSL against supervised (paper's Tables 8-10)", "",
             "Δ of the areas under the 40NN curves, paper / ours, positive = SSL better "
-            f"(F1 for STC, {P.table_cite('table8')}; pooled AUPRC for MLC, "
+            f"(F1 for STC, {P.table_cite('table8')}; pooled AUPRC for MLC and HMLC, "
             f"{P.table_cite('table9')}; RRMSE for STR/MTR as SL − SSL, "
             f"{P.table_cite('table10')}); ensembles as P-ML's Table 5 chose them per task "
             "(the bare-score defaults of `frcli rank` for semi-supervised data).", "",
             md.table(["task", "data set", "Genie3", "RF score", "Symbolic", "Relief",
                       "Laplace"], rows), ""]
+    if same:
+        out += ["SSL and SL areas identical (Δ = 0 exactly) for " + md.listing(same) + ": the "
+                "internal CV chose w = 1 (the targets' heterogeneity only) at every L, and "
+                "with w = 1 the SSL forest is grown on the labelled rows alone, i.e. it is its "
+                "SL counterpart (`frcli/engines/forest.py` `choose_w`; spec-ssl-unsup §1.5).",
+                ""]
 
     # CH
     ch_rows = []
@@ -494,7 +522,8 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
 
     # conclusions
     pos = (D[["genie3", "rf", "symbolic", "relief"]] > 0).to_numpy()
-    paper_best = {"STR": "symbolic", "MTR": "symbolic", "MLC": "rf", "classification": "relief"}
+    paper_best = {"STR": "symbolic", "MTR": "symbolic", "MLC": "rf", "HMLC": "genie3",
+                  "classification": "relief"}
     out += ["### The paper's conclusions (spec-ssl-unsup §6.2)", "",
             md.table(["conclusion (paper)", "here", "verdict"], [
                 ["SSL rankings beat SL rankings on most data sets, even where CH is low",
@@ -504,12 +533,15 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
                  ", ".join(f"{t} {np.mean(g):.2f}" for t, g in globality.items()),
                  _verdict(all(np.mean(g) > 0.5 for g in globality.values()),
                           any(np.mean(g) > 0.5 for g in globality.values()))],
-                ["best per task: Symbolic (STR, MTR), RF score (MLC), Relief (STC)",
+                ["best per task: Symbolic (STR, MTR), RF score (MLC), Genie3 (HMLC), "
+                 "Relief (STC)",
                  ", ".join(f"{t}: {' = '.join(SCORE_NAMES[x] for x in b)}"
                            for t, b in best_here.items()),
                  _verdict(all(paper_best[t] in best_here[t] for t in best_here),
                           any(paper_best[t] in best_here[t] for t in best_here))],
                 _str_row(D, STR_SETS[:2]),
+                _mlc_row(D),
+                _hmlc_row(D),
                 _relief_row(ranks_here),
             ]), "",
             "With a few data sets per task these are indications, not the paper's "
@@ -517,19 +549,44 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
     return "\n".join(out)
 
 
+def _every_ranking_row(D: pd.DataFrame, task: str, sets, claim: str,
+                       cols=("genie3", "rf", "symbolic", "relief")) -> list[str]:
+    """A reading of P-ML's Tables 9-10 that names data sets where every SSL ranking beats its
+    SL version (``claim``): per set of ``sets`` run for ``task``, how many of ``cols`` do."""
+    rows = D[(D["task"] == task) & D["dataset"].isin(sets)]
+    if rows.empty:
+        return [claim, "not run", "cannot tell"]
+    wins = {r["dataset"]: int(sum(r[c] > 0 for c in cols)) for _, r in rows.iterrows()}
+    n = sum(wins.values())
+    return [claim, ", ".join(f"{d}: {w} of {len(cols)}" for d, w in wins.items()),
+            _verdict(n == len(cols) * len(wins), n > len(cols) * len(wins) / 2)]
+
+
 def _str_row(D: pd.DataFrame, high_ch) -> list[str]:
     """P-ML's STR reading of Table 10 (T:7814-7817): where CH holds well (mortgage,
     treasury), every SSL ranking, the Laplace score included, beats its SL version."""
-    cols = ["genie3", "rf", "symbolic", "relief", "laplacian"]
-    rows = D[(D["task"] == "STR") & D["dataset"].isin(high_ch)]
-    if rows.empty:
-        return ["STR: SSL beats SL for every ranking on mortgage and treasury (high CH)",
-                "not run", "cannot tell"]
-    wins = {r["dataset"]: int(sum(r[c] > 0 for c in cols)) for _, r in rows.iterrows()}
-    n = sum(wins.values())
-    return ["STR: SSL beats SL for every ranking on mortgage and treasury (high CH)",
-            ", ".join(f"{d}: {w} of {len(cols)}" for d, w in wins.items()),
-            _verdict(n == len(cols) * len(wins), n > len(cols) * len(wins) / 2)]
+    return _every_ranking_row(
+        D, "STR", high_ch, "STR: SSL beats SL for every ranking on mortgage and treasury "
+        "(high CH)", cols=("genie3", "rf", "symbolic", "relief", "laplacian"))
+
+
+def _mlc_row(D: pd.DataFrame) -> list[str]:
+    """P-ML's MLC reading of Table 9 (T:7764-7770): on genbase and scene (the higher CH) and
+    on birds and emotions every SSL ranking beats its SL version."""
+    return _every_ranking_row(D, "MLC", ("genbase", "scene", "birds", "emotions"),
+                              "MLC: SSL beats SL for every ranking on genbase, scene (higher "
+                              "CH), birds and emotions")
+
+
+def _hmlc_row(D: pd.DataFrame) -> list[str]:
+    """P-ML's HMLC reading of Table 9 (T:7772-7778): CH is low on every HMLC set and the SSL
+    rankings mostly do not beat their SL versions."""
+    claim = "HMLC (low CH everywhere): SSL mostly does not beat SL"
+    pos = (D.loc[D["task"] == "HMLC", ["genie3", "rf", "symbolic", "relief"]] > 0).to_numpy()
+    if pos.size == 0:
+        return [claim, "not run", "cannot tell"]
+    return [claim, f"SSL better in {int(pos.sum())} of {pos.size} (data set, ranking) cases",
+            _verdict(pos.mean() < 0.5)]
 
 
 def _relief_row(ranks: dict) -> list[str]:
