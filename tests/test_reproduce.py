@@ -270,8 +270,8 @@ def test_pml_str_rows_laplace_gating_and_pol_cost():
     assert "on the training file with L = 200" in note and "stopped: a lower bound" in note
     assert "birds (645 rows x 260 features): 8 s, 4.0x, about 10 s per (training file, L) " \
         "and 40 s for its 4" in note
-    assert "bibtex (7395 rows x 1836 features): more than 200 s, more than 100.0x, about " \
-        "more than 4 min per (training file, L) and more than 17 min for its 4" in note
+    assert "bibtex (7395 rows x 1836 features): more than 200 s, more than 100.0x, at " \
+        "least 4 min per (training file, L) and 17 min for its 4" in note
     D = pd.DataFrame([{"task": "MLC", "dataset": d, "genie3": g, "rf": 0.1, "symbolic": 0.1,
                        "relief": 0.1} for d, g in (("emotions", 0.1), ("genbase", -0.1),
                                                    ("medical", -0.1))]

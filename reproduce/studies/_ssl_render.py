@@ -135,8 +135,8 @@ def _cost_note(probe: dict | None, view, module: str) -> str:
     unit = "(training file, L)" if given else "(fold, L)"
     gt = {s: "more than " if est[s].get("capped") else "" for s in left}   # stopped: a bound
     items = [f"{s} ({e['rows']} rows x {e['features']} features): {gt[s]}{e['seconds']:.0f} "
-             f"s, {gt[s]}{e['ratio']:.1f}x, about {gt[s]}{_dur(e['per'])} per {unit} and "
-             f"{gt[s]}{_dur(e['total'])} for its {e['n']}"
+             f"s, {gt[s]}{e['ratio']:.1f}x, {'at least' if gt[s] else 'about'} "
+             f"{_dur(e['per'])} per {unit} and {_dur(e['total'])} for its {e['n']}"
              for s, e in ((s, est[s]) for s in left)]
     r = est[ref]
     return (f"Left out for their cost, measured (`reproduce/studies/{module}` `compute`, one "
