@@ -38,7 +38,10 @@ def _rankers(subsets) -> list[dict]:
 # ratios GLIOMA, the next cheapest (log2 0.9 / 1.7 s), would take about 3 min per fold, so
 # n' = F runs on colon only. n' in {log2 F, √F}: 0.5-2.4 / 0.5-5.3 s (log2) and
 # 0.8-7.4 / 1.1-28 s (√F) on the sets below; TOX-171 (171 rows) 3.6 / 11 s and 12 / over
-# 100 s, so it is left out.
+# 100 s, so it is left out. Run time of the study, measured at code 4e76411ca3ff with
+# --jobs 1 under load 4-5 on the 2-core machine: unsupervised-params 57 min wall (280
+# tasks), unsupervised-params-all 32 min wall (40 tasks, run beside it); 89 min of
+# ranking and evaluation in all (the section's stamp).
 SMALL = ("ALLAML", "colon", "GLIOMA", "leukemia", "lymphoma", "nci9", "Prostate-GE")
 FULL = ("colon",)
 
@@ -152,7 +155,7 @@ def heatmap(grids: dict, sets) -> str:
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
                 ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center",
-                        color="white" if m[i, j] < (1 + n) / 2 else "black")
+                        color="black" if m[i, j] < (1 + n) / 2 else "white")
         ax.set_xticks(range(len(ENSEMBLES)), [ENS[e] for e in ENSEMBLES])
         ax.set_yticks(range(len(SUBSETS)), [f"n′ = {NPRIME[mf]}" for mf in SUBSETS])
         ax.set_xlabel("ensemble type")
