@@ -247,11 +247,43 @@ def test_pml_str_rows_laplace_gating_and_pol_cost():
     runs = pd.DataFrame({"dataset": ["mortgage"] * 4, "split": [0, 0, 1, 1],
                          "labeled": [50, 50, 50, 50], "rank_time_s": [1.0, 2.0, 3.0, 4.0],
                          "eval_time_s": np.zeros(4)})
-    probe = {"method": "rf-rf", "split": 0, "labeled": 200, "times": {
-        "mortgage": {"seconds": 2.0, "rows": 1049, "features": 15, "train": 944},
-        "pol": {"seconds": 60.0, "rows": 15000, "features": 48, "train": 13500}}}
-    note = R._probe_note(probe, types.SimpleNamespace(runs=runs))
-    # mortgage: (3 + 7) / 2 = 5 s per (fold, L); x30 = 150 s = about 2 min, 2 of them 0.1 h
-    assert "30x" in note and "mean of its 2 (fold, L)" in note and "about 2 min" in note
-    assert "0.1 h" in note and note.endswith("<!-- volatile -->")
-    assert R._probe_note(None, types.SimpleNamespace(runs=runs)) == ""
+    probe = {"method": "rf-rf", "split": 0, "labeled": 200, "sets": ["mortgage", "pol"],
+             "times": {"mortgage": {"seconds": 2.0, "rows": 1049, "features": 15, "train": 944},
+                       "pol": {"seconds": 60.0, "rows": 15000, "features": 48, "train": 13500}}}
+    cv = types.SimpleNamespace(runs=runs, config=types.SimpleNamespace(
+        protocol=types.SimpleNamespace(type="cv")))
+    note = R._probe_note(probe, cv, "X")
+    # mortgage: (3 + 7) / 2 = 5 s per (fold, L); x30 = 150 s = about 2 min, 2 of them 5 min
+    assert "30x" in note and "mean of its 2 (fold, L)" in note and "about 2 min on pol" in note
+    assert "(5 min for its 2)" in note and note.endswith("more where X. <!-- volatile -->")
+    assert note.startswith("Left out: pol (15000 rows, 48 features).")
+    assert R._probe_note(None, cv, "X") == ""
+    # MLC/HMLC: the given split (one training file), several sets left out, HMLC its own task
+    assert R._task("MLC/HMLC", "pheno_FUN") == "HMLC" and R._task("MLC/HMLC", "scene") == "MLC"
+    given = types.SimpleNamespace(runs=runs.assign(dataset="emotions", split=0,
+                                                   labeled=[50, 100, 200, 350]),
+                                  config=types.SimpleNamespace(
+                                      protocol=types.SimpleNamespace(type="given")))
+    mlc = {"method": "rf-rf", "split": 0, "labeled": 200, "sets": ["emotions", "birds", "bibtex"],
+           "times": {"emotions": {"seconds": 2.0, "rows": 593, "features": 72, "train": 391},
+                     "birds": {"seconds": 8.0, "rows": 645, "features": 260, "train": 322},
+                     "bibtex": {"seconds": 200.0, "rows": 7395, "features": 1836,
+                                "train": 4880, "capped": True}}, "cap": 200}
+    note = R._probe_note(mlc, given, "X")
+    # emotions: 2.5 s per (training file, L), 4 of them; birds 4x, bibtex 100x
+    assert "on the training file with L = 200" in note and "(4x)" not in note
+    assert "322 rows, 4x" in note and "more than 200 s on bibtex's (4880 rows, more than " \
+        "100x)" in note and "stopped after 200 s" in note
+    assert "about 10 s on birds (40 s for its 4), more than 4 min on bibtex (more than 17 " \
+        "min for its 4)" in note
+    D = pd.DataFrame([{"task": "MLC", "dataset": d, "genie3": g, "rf": 0.1, "symbolic": 0.1,
+                       "relief": 0.1} for d, g in (("emotions", 0.1), ("genbase", -0.1),
+                                                   ("medical", -0.1))]
+                     + [{"task": "HMLC", "dataset": "pheno_FUN", "genie3": -0.1, "rf": -0.1,
+                         "symbolic": 0.1, "relief": -0.1}])
+    row = R._mlc_row(D)
+    assert row[1] == "emotions: 4 of 4, genbase: 3 of 4" and row[2] == "partly"
+    assert R._mlc_row(D.iloc[:1])[2] == "holds"
+    assert R._mlc_row(D.iloc[2:3])[1:] == ["not run", "cannot tell"]
+    assert R._hmlc_row(D)[1:] == ["SSL better in 1 of 4 (data set, ranking) cases", "holds"]
+    assert R._hmlc_row(D.iloc[:3])[2] == "cannot tell"

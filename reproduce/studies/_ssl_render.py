@@ -297,12 +297,16 @@ def _task_areas(view, measure: str, extra_k: str | None = None):
 
 
 STR_SETS = ("mortgage", "treasury", "pol")
+HMLC_SETS = ("enron_corr", "imclef07a", "pheno_FUN")
 
 
 def _task(group: str, dataset: str) -> str:
-    """The paper's task name of a data set of a config group ("STR/MTR" holds both)."""
+    """The paper's task name of a data set of a config group ("STR/MTR" and "MLC/HMLC" hold
+    two tasks each)."""
     if group == "STR/MTR":
         return "STR" if dataset in STR_SETS else "MTR"
+    if group == "MLC/HMLC":
+        return "HMLC" if dataset in HMLC_SETS else "MLC"
     return group
 
 
@@ -312,40 +316,61 @@ def _laplace_tasks(P) -> set[str]:
     return {t for t, row in P.table("table11").items() if row.get("laplace") is not None}
 
 
-def _probe_note(probe: dict | None, reg) -> str:
-    """Why pol is not run: the measured seconds of one SSL forest on pol and on mortgage at
-    one (fold, L), and what they imply for pol's (fold, L) given mortgage's measured cost."""
-    if probe is None or reg is None:
+def _dur(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+def _probe_note(probe: dict | None, view, more: str) -> str:
+    """Why the probe's left-out sets (all but its first) are not run: the measured seconds of
+    one SSL forest on each and on the reference set (the first, run here) at one (fold, L),
+    and what they imply given the reference's measured cost per (fold, L) in ``view``."""
+    if probe is None or view is None:
         return ""
     t = probe["times"]
-    runs = reg.runs
-    m = runs[runs["dataset"] == "mortgage"]
-    if m.empty or "pol" not in t or "mortgage" not in t:
+    runs = view.runs
+    ran = set(runs["dataset"])
+    ref, left = probe["sets"][0], [s for s in probe["sets"][1:] if s in t and s not in ran]
+    m = runs[runs["dataset"] == ref]
+    if m.empty or ref not in t or not left:
         return ""
     per = (m["rank_time_s"] + m["eval_time_s"]).groupby([m["split"], m["labeled"]]).sum()
-    ratio = t["pol"]["seconds"] / t["mortgage"]["seconds"]
-    est = ratio * per.mean()
     n = len(per)
-    return (f"Pol ({t['pol']['rows']} rows, {t['pol']['features']} features) is left out: "
-            f"the SSL RF-score ranking with its w tuning (`{probe['method']}`, the cheapest "
-            f"of the three SSL forests) took {t['pol']['seconds']:.0f} s on its training fold "
-            f"{probe['split']} ({t['pol']['train']} rows) with L = {probe['labeled']}, "
-            f"against {t['mortgage']['seconds']:.1f} s on mortgage's ({ratio:.0f}x; one "
-            f"core, `reproduce/studies/ssl.py` `compute`). A (fold, L) of mortgage took "
-            f"{per.mean():.0f} s of ranking and evaluation here (mean of its {n} (fold, L)), so "
-            f"one of pol's would take about {est / 60:.0f} min and its {n} about "
-            f"{n * est / 3600:.1f} h of one core, more where Relief's and the Laplace "
-            f"score's neighbour searches grow with the square of the rows. <!-- volatile -->")
+    given = view.config.protocol.type == "given"
+    part = "the training file" if given else f"training fold {probe['split']}"
+    unit = "(training file, L)" if given else "(fold, L)"
+    ratio = {s: t[s]["seconds"] / t[ref]["seconds"] for s in left}
+    of = {s: f"{s}'" if s.endswith("s") else f"{s}'s" for s in left + [ref]}
+    # a probe stopped at its cap gives a lower bound
+    gt = {s: "more than " if t[s].get("capped") else "" for s in left}
+    return (
+        "Left out: " + md.listing([f"{s} ({t[s]['rows']} rows, {t[s]['features']} features)"
+                                   for s in left])
+        + f". The SSL RF-score ranking with its w tuning (`{probe['method']}`, the cheapest "
+        f"of the three SSL forests) on {part} with L = {probe['labeled']} took "
+        + ", ".join(f"{gt[s]}{t[s]['seconds']:.0f} s on {of[s]} ({t[s]['train']} rows, "
+                    f"{gt[s]}{ratio[s]:.0f}x)" for s in left)
+        + f", against {t[ref]['seconds']:.1f} s on {of[ref]} (one core, "
+        f"`reproduce/studies/ssl.py` `compute`"
+        + (f", stopped after {probe['cap']} s" if any(gt.values()) else "")
+        + f"). A {unit} of {ref} took {per.mean():.0f} s "
+        f"of ranking and evaluation here (mean of its {n} {unit}), so at these ratios a "
+        f"{unit} would take about " + ", ".join(
+            f"{gt[s]}{_dur(ratio[s] * per.mean())} on {s} ({gt[s]}"
+            f"{_dur(n * ratio[s] * per.mean())} for its {n})" for s in left)
+        + f" of one core, more where {more}. <!-- volatile -->")
 
 
 def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None, *,
-               probe: dict | None = None) -> str:
+               probe: dict | None = None, mlc_probe: dict | None = None) -> str:
     """The P-ML section from the stores of the tasks that ran (``None``: not run);
-    ``probe``: ``reproduce.studies.ssl.compute``'s timings (why pol is not run)."""
+    ``probe``, ``mlc_probe``: ``reproduce.studies.ssl.compute``'s timings (why pol and the
+    MLC/HMLC sets left out are not run)."""
     P = paper("p-ml")
     lap_tasks = _laplace_tasks(P)
     out = ["## Semi-supervised feature ranking for every task (P-ML, thesis Ch. 6)", ""]
-    names = {"classification": stc, "STR/MTR": reg, "MLC": mlc}
+    names = {"classification": stc, "STR/MTR": reg, "MLC/HMLC": mlc}
     views = {k: stores[v] for k, v in names.items() if v is not None}
     not_run = [k for k, v in names.items() if v is None]
     order = ("classification", "MLC", "HMLC", "STR", "MTR")      # the paper's task order
@@ -373,21 +398,26 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
         "Data run here: " + "; ".join(f"{k}: {md.listing(v)}" for k, v in by_task.items())
         + ". The configs list all shared P-ML sets (STC 9, STR 3, MTR 3, MLC 6, HMLC 3); "
         "the others did not fit the time on the loaded 2-core machine (per-(fold, L) costs "
-        "in the P-DS section and, for pol, below), and P-ML's other 14 sets are not shared."
+        "in the P-DS section and, for pol and the MLC/HMLC sets, below), and P-ML's other 14 "
+        "sets are not shared."
         + (f" Not run in this round: {md.listing(not_run)} (their SSL forests with the w "
            "tuning cost minutes per (fold, L) on the smallest shared sets here; run "
            "`frcli experiment configs/ssl.yaml` and `configs/ssl-mlc.yaml` for them)."
            if not_run else ""), ""]
-    pol = _probe_note(probe, views.get("STR/MTR"))
-    if pol:
-        out += [pol, ""]
+    for note in (_probe_note(probe, views.get("STR/MTR"), "Relief's and the Laplace score's "
+                             "neighbour searches grow with the square of the rows"),
+                 _probe_note(mlc_probe, views.get("MLC/HMLC"), "bagging's forests grow with "
+                             "all the features (the RF's with their square root) and Relief's "
+                             "neighbour searches with the square of the rows")):
+        if note:
+            out += [note, ""]
 
     # (measure, suffix of its 40NN name, of its 20NN name, higher is better): the P-DS config
     # lists knn [20, 40] (20NN plain), the others [40, 20]
     specs = {"classification": ("macro_f1", "_k40", "", True),
              "STR/MTR": ("rrmse", "", "_k20", False),
-             "MLC": ("pooled_auprc", "", "_k20", True)}
-    deltas, globality, t11 = [], {}, {}
+             "MLC/HMLC": ("pooled_auprc", "", "_k20", True)}
+    deltas, globality, t11, same = [], {}, {}, []
     for task, (measure, k40, k20, higher) in specs.items():
         if task not in views:
             continue
@@ -398,7 +428,7 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
             tname = _task(task, d)
             key = ("semi-supervised", {"STR": "regression", "MTR": "mtr",
                                        "classification": "classification",
-                                       "MLC": "mlc"}[tname])
+                                       "MLC": "mlc", "HMLC": "hmlc"}[tname])
             best = TASK_ENSEMBLES[key]
             row = {"task": tname, "dataset": d}
             for score in SCORES + ("relief", "laplacian"):
@@ -410,6 +440,8 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
                 sign = 1.0 if higher else -1.0
                 d40, d20 = sign * (s40 - l40), sign * (s20 - l20)
                 row[score] = d40
+                if score in SCORES and s40 == l40 and s20 == l20:
+                    same.append(f"{d} {SCORE_NAMES[score]}")
                 if score == "laplacian" and tname not in lap_tasks:
                     continue          # not among the paper's rankings of this task
                 if not np.isnan(d40) and not np.isnan(d20):
@@ -420,7 +452,8 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
 
     # Tables 8-10
     tables = {"classification": P.table("table8"), "MLC": P.table("table9"),
-              "STR": P.table("table10"), "MTR": P.table("table10")}
+              "HMLC": P.table("table9"), "STR": P.table("table10"),
+              "MTR": P.table("table10")}
     rows = []
     for _, r in D.iterrows():
         pt = tables[r["task"]].get(PAPER_NAMES[r["dataset"]], {})
@@ -433,12 +466,18 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
         rows.append(cells)
     out += ["### SSL against supervised (paper's Tables 8-10)", "",
             "Δ of the areas under the 40NN curves, paper / ours, positive = SSL better "
-            f"(F1 for STC, {P.table_cite('table8')}; pooled AUPRC for MLC, "
+            f"(F1 for STC, {P.table_cite('table8')}; pooled AUPRC for MLC and HMLC, "
             f"{P.table_cite('table9')}; RRMSE for STR/MTR as SL − SSL, "
             f"{P.table_cite('table10')}); ensembles as P-ML's Table 5 chose them per task "
             "(the bare-score defaults of `frcli rank` for semi-supervised data).", "",
             md.table(["task", "data set", "Genie3", "RF score", "Symbolic", "Relief",
                       "Laplace"], rows), ""]
+    if same:
+        out += ["SSL and SL areas identical (Δ = 0 exactly) for " + md.listing(same) + ": the "
+                "internal CV chose w = 1 (the targets' heterogeneity only) at every L, and "
+                "with w = 1 the SSL forest is grown on the labelled rows alone, i.e. it is its "
+                "SL counterpart (`frcli/engines/forest.py` `choose_w`; spec-ssl-unsup §1.5).",
+                ""]
 
     # CH
     ch_rows = []
@@ -491,7 +530,8 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
 
     # conclusions
     pos = (D[["genie3", "rf", "symbolic", "relief"]] > 0).to_numpy()
-    paper_best = {"STR": "symbolic", "MTR": "symbolic", "MLC": "rf", "classification": "relief"}
+    paper_best = {"STR": "symbolic", "MTR": "symbolic", "MLC": "rf", "HMLC": "genie3",
+                  "classification": "relief"}
     out += ["### The paper's conclusions (spec-ssl-unsup §6.2)", "",
             md.table(["conclusion (paper)", "here", "verdict"], [
                 ["SSL rankings beat SL rankings on most data sets, even where CH is low",
@@ -501,12 +541,15 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
                  ", ".join(f"{t} {np.mean(g):.2f}" for t, g in globality.items()),
                  _verdict(all(np.mean(g) > 0.5 for g in globality.values()),
                           any(np.mean(g) > 0.5 for g in globality.values()))],
-                ["best per task: Symbolic (STR, MTR), RF score (MLC), Relief (STC)",
+                ["best per task: Symbolic (STR, MTR), RF score (MLC), Genie3 (HMLC), "
+                 "Relief (STC)",
                  ", ".join(f"{t}: {' = '.join(SCORE_NAMES[x] for x in b)}"
                            for t, b in best_here.items()),
                  _verdict(all(paper_best[t] in best_here[t] for t in best_here),
                           any(paper_best[t] in best_here[t] for t in best_here))],
                 _str_row(D, STR_SETS[:2]),
+                _mlc_row(D),
+                _hmlc_row(D),
                 _relief_row(ranks_here),
             ]), "",
             "With a few data sets per task these are indications, not the paper's "
@@ -514,19 +557,44 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
     return "\n".join(out)
 
 
+def _every_ranking_row(D: pd.DataFrame, task: str, sets, claim: str,
+                       cols=("genie3", "rf", "symbolic", "relief")) -> list[str]:
+    """A reading of P-ML's Tables 9-10 that names data sets where every SSL ranking beats its
+    SL version (``claim``): per set of ``sets`` run for ``task``, how many of ``cols`` do."""
+    rows = D[(D["task"] == task) & D["dataset"].isin(sets)]
+    if rows.empty:
+        return [claim, "not run", "cannot tell"]
+    wins = {r["dataset"]: int(sum(r[c] > 0 for c in cols)) for _, r in rows.iterrows()}
+    n = sum(wins.values())
+    return [claim, ", ".join(f"{d}: {w} of {len(cols)}" for d, w in wins.items()),
+            _verdict(n == len(cols) * len(wins), n > len(cols) * len(wins) / 2)]
+
+
 def _str_row(D: pd.DataFrame, high_ch) -> list[str]:
     """P-ML's STR reading of Table 10 (T:7814-7817): where CH holds well (mortgage,
     treasury), every SSL ranking, the Laplace score included, beats its SL version."""
-    cols = ["genie3", "rf", "symbolic", "relief", "laplacian"]
-    rows = D[(D["task"] == "STR") & D["dataset"].isin(high_ch)]
-    if rows.empty:
-        return ["STR: SSL beats SL for every ranking on mortgage and treasury (high CH)",
-                "not run", "cannot tell"]
-    wins = {r["dataset"]: int(sum(r[c] > 0 for c in cols)) for _, r in rows.iterrows()}
-    n = sum(wins.values())
-    return ["STR: SSL beats SL for every ranking on mortgage and treasury (high CH)",
-            ", ".join(f"{d}: {w} of {len(cols)}" for d, w in wins.items()),
-            _verdict(n == len(cols) * len(wins), n > len(cols) * len(wins) / 2)]
+    return _every_ranking_row(
+        D, "STR", high_ch, "STR: SSL beats SL for every ranking on mortgage and treasury "
+        "(high CH)", cols=("genie3", "rf", "symbolic", "relief", "laplacian"))
+
+
+def _mlc_row(D: pd.DataFrame) -> list[str]:
+    """P-ML's MLC reading of Table 9 (T:7764-7770): on genbase and scene (the higher CH) and
+    on birds and emotions every SSL ranking beats its SL version."""
+    return _every_ranking_row(D, "MLC", ("genbase", "scene", "birds", "emotions"),
+                              "MLC: SSL beats SL for every ranking on genbase, scene (higher "
+                              "CH), birds and emotions")
+
+
+def _hmlc_row(D: pd.DataFrame) -> list[str]:
+    """P-ML's HMLC reading of Table 9 (T:7772-7778): CH is low on every HMLC set and the SSL
+    rankings mostly do not beat their SL versions."""
+    claim = "HMLC (low CH everywhere): SSL mostly does not beat SL"
+    pos = (D.loc[D["task"] == "HMLC", ["genie3", "rf", "symbolic", "relief"]] > 0).to_numpy()
+    if pos.size == 0:
+        return [claim, "not run", "cannot tell"]
+    return [claim, f"SSL better in {int(pos.sum())} of {pos.size} (data set, ranking) cases",
+            _verdict(pos.mean() < 0.5)]
 
 
 def _relief_row(ranks: dict) -> list[str]:
