@@ -66,25 +66,33 @@ def classes(view) -> dict[str, int]:
     return out
 
 
-def _table(view) -> pd.DataFrame:
-    """data set x method: MSE averaged over test rows (folds weighted by size, A24)."""
+def mse_table(view, label) -> pd.DataFrame:
+    """data set x label(dataset, method, params) (None drops the run): the 1NN reconstruction
+    MSE averaged over test rows, folds weighted by size (A24)."""
     f = view.frame
-    f = f[f["measure"] == "reconstruction_mse"].copy()
+    f = f[f["measure"] == "reconstruction_mse"]
     runs = view.runs[["dataset", "split", "method", "params", "n_test"]]
     f = f.merge(runs, on=["dataset", "split", "method", "params"])
-    n_classes = classes(view)
-    keep = []
-    for _, r in f.iterrows():
-        p = md.params(r["params"])
-        if r["method"] in ("mcfs", "ndfs") and p.get("clusters") != n_classes[r["dataset"]]:
-            keep.append(False)
-        else:
-            keep.append(True)
-    f = f[keep]
-    f["name"] = [NAMES[m] for m in f["method"]]
-    f["w"] = f["value"] * f["n_test"]
+    f = f.assign(name=[label(d, m, p) for d, m, p in zip(f["dataset"], f["method"],
+                                                          f["params"])])
+    f = f[f["name"].notna()]
+    f = f.assign(w=f["value"] * f["n_test"])
     g = f.groupby(["dataset", "name"])
     return (g["w"].sum() / g["n_test"].sum()).unstack("name")
+
+
+def _table(view) -> pd.DataFrame:
+    """data set x method: MSE averaged over test rows (folds weighted by size, A24); MCFS and
+    NDFS with the data set's number of classes."""
+    n_classes = classes(view)
+
+    def label(dataset, method, params):
+        if method in ("mcfs", "ndfs") and md.params(params).get("clusters") != \
+                n_classes[dataset]:
+            return None
+        return NAMES[method]
+
+    return mse_table(view, label)
 
 
 def _fmt(x: float) -> str:
@@ -231,8 +239,9 @@ def render(stores) -> str:
             "losses (PyTorch or similar), outside frcli's dependencies, and scikit-learn's MLP "
             "has no penalty on one layer's weights alone; a hand-written network without the "
             "paper's settings would not be AgnoS-S, so its column is the paper's only. The "
-            "ensemble parameter study (n′ in {log2 F, √F, F} for ET and RF) is not run: "
-            "n′ = F costs F / log2 F (up to 750x) the main run's forest.", ""]
+            "ensemble parameter study (n′ in {log2 F, √F, F} for ET and RF) and its "
+            "conclusions are the next section (`python -m reproduce unsupervised-params`).",
+            ""]
     out += ["Ranking time per fold, mean over the sets (s): " + ", ".join(
         f"{NAMES.get(m, m)} {t:.2g}" for m, t in
         view.runs.groupby("method")["rank_time_s"].mean().sort_values().items())
