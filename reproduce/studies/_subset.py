@@ -20,17 +20,24 @@ def all_sets(path: str) -> list[str]:
     return [_name(e) for e in doc["datasets"]]
 
 
-def ref(path: str, sets, suffix: str = "part") -> ConfigRef:
-    """The config at ``path`` on the data sets named in ``sets`` (entries kept as written, in
-    the file's order), stored as '<name>-<suffix>'; the whole config when ``sets`` is None."""
-    if sets is None:
-        return ConfigRef(path)
+def entries(path: str, sets) -> list:
+    """The data-set entries of the config at ``path`` named in ``sets`` (kept as written, in
+    the file's order)."""
     doc = yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
     keep = [e for e in doc["datasets"] if _name(e) in set(sets)]
     missing = sorted(set(sets) - {_name(e) for e in keep})
     if missing:
         raise ValueError(f"{path}: no data sets {missing}")
-    return ConfigRef(path, name=f"{doc['name']}-{suffix}", set={"datasets": keep})
+    return keep
+
+
+def ref(path: str, sets, suffix: str = "part") -> ConfigRef:
+    """The config at ``path`` on the data sets named in ``sets`` (``entries``), stored as
+    '<name>-<suffix>'; the whole config when ``sets`` is None."""
+    if sets is None:
+        return ConfigRef(path)
+    doc = yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
+    return ConfigRef(path, name=f"{doc['name']}-{suffix}", set={"datasets": entries(path, sets)})
 
 
 def note(path: str, sets, why: str, switch: str) -> str:

@@ -10,20 +10,12 @@ import pandas as pd
 from reproduce import analysis as A
 from reproduce import md
 from reproduce.framework import ConfigRef, Study
+from reproduce.studies import _subset
 from reproduce.studies.unsupervised import _all_sets, _fmt, _verdict
 
 CONFIG = "configs/unsupervised.yaml"
 SUBSETS = ("log2", "sqrt", "all")          # n' = ⌈log2 F⌉, ⌈√F⌉, F
 ENSEMBLES = ("et", "rf")
-
-
-def _sets(names) -> list[dict]:
-    import yaml
-
-    from reproduce.framework import ROOT
-
-    doc = yaml.safe_load((ROOT / CONFIG).read_text(encoding="utf-8"))
-    return [d for d in doc["datasets"] if d["name"] in names]
 
 
 def _rankers(subsets) -> list[dict]:
@@ -46,9 +38,11 @@ SMALL = ("ALLAML", "colon", "GLIOMA", "leukemia", "lymphoma", "nci9", "Prostate-
 FULL = ("colon",)
 
 PARAMS = ConfigRef(CONFIG, name="unsupervised-params", set={
-    "datasets": _sets(SMALL), "rankers": _rankers(SUBSETS[:2]), "evaluation": {"curve": None}})
+    "datasets": _subset.entries(CONFIG, SMALL), "rankers": _rankers(SUBSETS[:2]),
+    "evaluation": {"curve": None}})
 PARAMS_ALL = ConfigRef(CONFIG, name="unsupervised-params-all", set={
-    "datasets": _sets(FULL), "rankers": _rankers(SUBSETS[2:]), "evaluation": {"curve": None}})
+    "datasets": _subset.entries(CONFIG, FULL), "rankers": _rankers(SUBSETS[2:]),
+    "evaluation": {"curve": None}})
 
 
 SCORES = {"genie3": "Genie3", "rf": "RF score"}
