@@ -13,9 +13,9 @@ The estimated P-DS cost of a set is its (fold, L) time summed over the ensembles
 (10 folds x 5 values of L, L = 200 standing for all five), one job.
 
 Usage: ``python bench/bench_ssl_forests.py --reference DIR [--sets chess,mortgage] [--L 200]``
-(DIR: a checkout whose ``frcli`` is the reference, as for ``bench/tree_identity.py``,
-e.g. main before issue 12: ``--reference-name "main f755fdd"``; ``make bench-ssl-forests
-REF=DIR REF_NAME=...``).
+(DIR: a checkout whose ``frcli`` is the reference, with ``frcli/_ext -> ../ext`` linked as for
+``bench/tree_identity.py``, e.g. main before issue 12: ``--reference-name "main f755fdd"``;
+``make bench-ssl-forests REF=DIR REF_NAME=...``).
 """
 from __future__ import annotations
 
@@ -75,11 +75,14 @@ def child(name: str, labelled: int, ensembles: list[str]) -> dict:
     """Time one (fold, L) of ``name`` with the frcli on sys.path; digests of the outputs."""
     from frcli.engines.forest import forest_scores
 
+    import frcli._ext
+
     entry = _catalog()[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ds = _fold(entry, labelled)
-        out = {"rows": ds.n_examples, "features": ds.n_features}
+        out = {"rows": ds.n_examples, "features": ds.n_features,
+               "ext": str(Path(frcli._ext.__path__[0]).resolve())}
         for ens in ensembles:
             t0 = time.perf_counter()
             r = forest_scores(ds, ens, trees=100, w="auto", min_leaf=1, seed=0, jobs=1)
@@ -160,6 +163,12 @@ def main() -> int:
         for ens in ENSEMBLES:       # each ensemble's pair back to back (load drifts)
             ref.update(_run(str(Path(a.reference).resolve()), name, a.L, ens))
             new.update(_run(str(ROOT), name, a.L, ens))
+        # the reference's kernels must be its own (a checkout needs frcli/_ext -> ../ext,
+        # else an editable install's mapping hands it this build's)
+        if not ref["ext"].startswith(str(Path(a.reference).resolve())):
+            print(f"reference {a.reference} loaded the kernels in {ref['ext']}: link "
+                  "frcli/_ext -> ../ext in the reference checkout", file=sys.stderr)
+            return 1
         for ens in ENSEMBLES:
             if (ref[ens]["digest"], ref[ens]["w"]) != (new[ens]["digest"], new[ens]["w"]):
                 print(f"DIFFERENT outputs: {name} {ens}", file=sys.stderr)
