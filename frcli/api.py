@@ -96,7 +96,10 @@ def _as_dataset(data: Any, **load_options) -> Dataset:
     if options.get("keep"):
         raise ConfigError("keep= applies when data is a file or a catalog name (identifier "
                           "columns are screened out as a file is loaded)")
-    if options.get("drop") and not getattr(data, "is_relational", False):
+    if options.get("drop"):
+        if getattr(data, "is_relational", False):
+            raise ConfigError("drop= does not apply to relational data (its features come "
+                              "from the schema's tables)")
         from frcli.data.load import names_list
         from frcli.data.screen import check_names
 
