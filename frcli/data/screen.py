@@ -58,9 +58,14 @@ def _words(name: str) -> list[str]:
     return [w for w in re.split(r"[^0-9A-Za-z]+", spaced.lower()) if w]
 
 
+_ID_ENDINGS = tuple(ID_WORDS)
+
+
 def id_like_name(name: str) -> bool:
     """Whether the column's name ends in an identifier word (``id``, ``sample_id``,
     ``SampleID``, ``row_index``)."""
+    if not name.lower().rstrip("_- ").endswith(_ID_ENDINGS):   # most names: no word split
+        return False
     words = _words(name)
     return bool(words) and words[-1] in ID_WORDS
 
@@ -85,19 +90,20 @@ def _fractions(categories: Sequence[str]) -> bool:
 
 
 def identifier_reason(attr: Attribute, col: np.ndarray) -> str | None:
-    """Why the column ``col`` (codes or numbers, NaN missing) is an identifier, or None."""
+    """Why the column ``col`` (codes or numbers, NaN missing) is an identifier, or None.
+    The tests that need no pass over the column come first (wide data has many columns)."""
     n = col.shape[0]
-    if n < MIN_ROWS or np.isnan(col).any():
+    if n < MIN_ROWS:
         return None
     if attr.is_nominal:
-        if len(attr.categories) < n or np.unique(col).size < n:
+        if len(attr.categories) < n or np.isnan(col).any() or np.unique(col).size < n:
             return None
         numbers = _numbers(attr.categories)
         if 2 * len(numbers) <= len(attr.categories):
             return f"a distinct value in each of its {n} rows"
         # numbers read as nominal (a stray text value, or --nominal): judged as numbers
         integers = not _fractions(attr.categories)
-    elif not id_like_name(attr.name):         # checked first: it is the cheap test
+    elif not id_like_name(attr.name) or np.isnan(col).any():
         return None
     else:
         integers = bool(np.array_equal(col, np.floor(col))) and np.unique(col).size == n
@@ -124,8 +130,8 @@ def high_cardinality(ds: Dataset) -> dict[str, tuple[int, int]]:
     than ``HIGH_CARDINALITY`` categories per such row."""
     out = {}
     for j, a in enumerate(ds.features):
-        if not a.is_nominal:
-            continue
+        if not a.is_nominal or len(a.categories) <= HIGH_CARDINALITY * MIN_ROWS:
+            continue                  # too few categories for any count of rows screened
         col = ds.X[:, j]
         known = col[~np.isnan(col)]
         if known.size < MIN_ROWS or len(a.categories) <= HIGH_CARDINALITY * known.size:
