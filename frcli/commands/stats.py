@@ -14,8 +14,9 @@ from typing import List, Optional
 
 import typer
 
-from frcli.stats.analysis import (analyse, cd_figures, markdown, parameter_figures,
-                                  rounding_note, summary_frame, title)
+from frcli.stats.analysis import (analyse, cd_figures, decision_header, markdown,
+                                  parameter_figures, rounding_note, summary_frame, title,
+                                  wilcoxon_decision)
 
 PLOTS = ("cd", "heatmap", "curves", "simplex", "fuji", "time")
 
@@ -368,15 +369,13 @@ def _print(comps, files) -> None:
                   show_edge=False, pad_edge=False)
         for col, j in (("A", "left"), ("B", "left"), ("Δ rank", "right"),
                        ("Nemenyi", "center"), ("Wilcoxon p", "right"), ("adj. p", "right"),
-                       ("A wins/ties/B wins", "center"), ("Wilcoxon", "center")):
+                       ("A wins/ties/B wins", "center"), (decision_header(c), "left")):
             p.add_column(col, justify=j, overflow="fold")
         for q in c.pairs:
             p.add_row(q["a"], q["b"], fmt.rank(q["rank_difference"]),
                       "sig." if q["nemenyi_significant"] else "-",
                       fmt.p_value(q["wilcoxon_p_value"]), fmt.p_value(q["wilcoxon_p_adjusted"]),
-                      f"{q['a_wins']}/{q['ties']}/{q['b_wins']}",
-                      ("sig., " + q["better"]) if q["wilcoxon_significant"] and q["better"]
-                      else "sig." if q["wilcoxon_significant"] else "-")
+                      f"{q['a_wins']}/{q['ties']}/{q['b_wins']}", wilcoxon_decision(q))
         con.print(p)
         if c.control is not None:
             ct = c.control
@@ -384,16 +383,17 @@ def _print(comps, files) -> None:
                             f"{ct['bd_q']:.3f}, CD = {fmt.cd(ct['bd_cd'])}), Wilcoxon + "
                             f"{c.correction.upper()}", show_edge=False, pad_edge=False)
             for col in ("method", "rank − control", "BD", "BD adj. p", "Wilcoxon p",
-                        "adj. p", "Wilcoxon"):
-                b.add_column(col, justify="left" if col == "method" else "right",
-                             overflow="fold")
+                        "adj. p", decision_header(c)):
+                b.add_column(col, justify="left" if col in ("method", decision_header(c))
+                             else "right", overflow="fold")
             for q in ct["comparisons"]:
                 b.add_row(q["method"], fmt.signed_rank(q["rank_difference"]),
                           "sig." if q["bd_significant"] else "-",
                           fmt.p_value(q["bd_p_adjusted"]),
                           fmt.p_value(q["wilcoxon_p_value"]),
                           fmt.p_value(q["wilcoxon_p_adjusted"]),
-                          "sig." if q["wilcoxon_significant"] else "-")
+                          wilcoxon_decision(q, q["method"] if q["rank_difference"] < 0
+                                            else ct["method"]))
             con.print(b)
         if c.meta.get("bayes"):
             first = c.meta["bayes"][0]

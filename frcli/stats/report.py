@@ -252,7 +252,8 @@ def _summary(c) -> str:
 
 
 def _tests(comps, notes) -> str:
-    from frcli.stats.analysis import cd_figures, rounding_note, title
+    from frcli.stats.analysis import (cd_figures, decision_header, rounding_note, title,
+                                      wilcoxon_decision)
 
     out = []
     for c in comps:
@@ -279,11 +280,11 @@ def _tests(comps, notes) -> str:
         rows = [[q["a"], q["b"], fmt.rank(q["rank_difference"]),
                  "yes" if q["nemenyi_significant"] else "no",
                  fmt.p_value(q["wilcoxon_p_value"]), fmt.p_value(q["wilcoxon_p_adjusted"]),
-                 f"{q['a_wins']}/{q['ties']}/{q['b_wins']}",
-                 "yes" if q["wilcoxon_significant"] else "no"] for q in c.pairs]
+                 f"{q['a_wins']}/{q['ties']}/{q['b_wins']}", wilcoxon_decision(q)]
+                for q in c.pairs]
         out.append(table(["A", "B", "Δ rank", "Nemenyi", "Wilcoxon p",
                           f"adj. p ({c.correction.upper()})", "A wins/ties/B wins",
-                          "Wilcoxon"], rows,
+                          decision_header(c)], rows,
                          numeric=[False, False, True, False, True, True, False, False]))
     for n in notes:
         if not any(n.endswith(x) for c in comps for x in c.meta.get("notes", [])):
