@@ -49,3 +49,32 @@ def test_pairwise_decision_column_is_named_for_what_it_is(tmp_path, capsys):
     assert not any(line.rstrip().endswith("Wilcoxon") for line in out.splitlines())
     md = (tmp_path / "out" / "rrmse.md").read_text(encoding="utf-8")
     assert header in md and "| A better |" in md
+
+
+def test_plot_files_are_named_and_go_beside_the_results(tmp_path, monkeypatch, capsys):
+    """``--plot cd`` without --output writes to a stats folder beside the results (not the
+    working folder) and lists each file it wrote under that folder (issue 29, 2.4)."""
+    if not (REPO / "datasets" / "synthetic" / "synth-mtr.arff").exists():
+        pytest.skip("bundled synthetic data sets absent")
+    cfg = tmp_path / "two.yaml"
+    cfg.write_text(f"name: two\noutput: {tmp_path / 'results'}\n"
+                   "datasets: [synth-mtr, synth-regression]\n"
+                   "protocol: {type: holdout, repeats: 1}\nrankers: [uniform, random]\n")
+    assert main(["experiment", str(cfg)]) == 0
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    capsys.readouterr()
+    assert main(["stats", str(tmp_path / "results"), "--plot", "cd"]) == 0
+    out = capsys.readouterr().out
+    folder = tmp_path / "results" / "stats"
+    made = sorted(p.name for p in folder.iterdir())
+    assert made == ["two_rrmse_cd.pdf", "two_rrmse_cd.png"]
+    assert f"Wrote 2 files to {folder}/:" in out
+    for name in made:
+        assert f"\n  {name}" in out
+    assert not any(work.iterdir())                      # nothing dropped where we stood
+    csv = tmp_path / "m.csv"
+    csv.write_text("dataset,A,B\n" + "".join(f"d{i},{i / 10},{i / 9}\n" for i in range(4)))
+    assert main(["stats", str(csv), "--measure", "rrmse", "--plot", "cd"]) == 0
+    assert (tmp_path / "stats" / "rrmse_cd.png").exists()

@@ -61,7 +61,8 @@ def register(app: typer.Typer) -> None:
                                  "over a 2-parameter grid), curves (measure over a numeric "
                                  "parameter), simplex (the --bayes posteriors), fuji (AUFUJI "
                                  "of the rF1 curves) or time (ranking times); written to "
-                                 "--output (default: .)."),
+                                 "--output (default: a stats folder in the first source "
+                                 "folder, or beside the first CSV file)."),
         bayes: Optional[str] = typer.Option(
             None, "--bayes", help="Bayesian comparison on the per-split scores (baycomp): "
                                   "hierarchical (needs pystan), signed-rank or correlated; "
@@ -76,7 +77,8 @@ def register(app: typer.Typer) -> None:
         y: Optional[str] = typer.Option(None, "--y", help="Parameter on the y axis (heatmap)."),
         output: Optional[Path] = typer.Option(
             None, "--output", "-o", help="Folder for CSV, Markdown and LaTeX tables and the "
-                                         "plots (PNG and PDF)."),
+                                         "plots (PNG and PDF); the command lists what it "
+                                         "wrote."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of "
                                                            "tables."),
     ) -> None:
@@ -137,7 +139,7 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
 
     files: list[str] = []
     if output is not None or plots:
-        out = Path(output) if output is not None else Path(".")
+        out = Path(output) if output is not None else default_output(sources)
         if out.exists() and not out.is_dir():
             raise ConfigError(f"--output {out} is a file; give a folder")
         if output is not None and not plots:
@@ -248,6 +250,25 @@ def reliefe_figures(df, comps, kinds, bayes_results) -> list:
             out.append((c, "time", fuji.time_figure(part, c.methods, c.datasets,
                                                     title=title(c))))
     return out
+
+
+def default_output(sources) -> Path:
+    """Where files go without --output: a ``stats`` folder beside the results they come
+    from, inside the first source folder (a result folder, or a folder of them) or next to
+    the first CSV file, so they are found with the results rather than in the working
+    folder."""
+    first = Path(sources[0])
+    return (first if first.is_dir() else first.parent) / "stats"
+
+
+def written(files: list[str]) -> str:
+    """What was written, and where: the folder, then one file name a line."""
+    folders = list(dict.fromkeys(str(Path(f).parent) for f in files))
+    n = f"{len(files)} file{'s' if len(files) != 1 else ''}"
+    if len(folders) == 1:
+        return "\n".join([f"Wrote {n} to {folders[0]}/:"] + [f"  {Path(f).name}"
+                                                             for f in files])
+    return "\n".join([f"Wrote {n}:"] + [f"  {f}" for f in files])
 
 
 def _split(items) -> list[str]:
@@ -408,4 +429,4 @@ def _print(comps, files) -> None:
             con.print(b)
         con.print()
     if files:
-        con.print(f"Wrote {len(files)} file(s) to {Path(files[0]).parent}")
+        con.print(written(files), highlight=False, markup=False)
