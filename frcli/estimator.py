@@ -29,8 +29,7 @@ whose targets are all NaN are unlabelled: kept for semi-supervised ranking with
 **Selection.** ``transform`` keeps the ``n_features_to_select`` most important features
 (an integer, or a fraction of the features), or those with importance at least
 ``threshold``, or both conditions; with neither it keeps every ranked feature.
-Columns left out of the ranking (``drop=``, identifiers the data layer leaves out) have
-importance NaN: never selected, ranked last.
+Columns left out of the ranking (``drop=``) have importance NaN: never selected.
 
 Errors are ``ValueError``s (scikit-learn's convention) carrying frcli's one-line message.
 """
@@ -176,7 +175,6 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
             self._check_options()
             names, dataset = self._dataset(X, y)
             ranker = get_ranker(self.method, dataset)
-            ranker.check_task(dataset)
             rankings = ranker.rank(dataset, self._ranker_params, seed=self.seed,
                                    jobs=self.jobs)
         except UserError as e:     # frcli's one-line message, as scikit-learn's error type
