@@ -333,3 +333,23 @@ def test_load_dataset_screen_switch(ids):
         ds = load_dataset(ids, targets="y", screen=False)
     assert ds.n_features == 5
     assert set(identifiers(ds)) == {"sample_id", "patient_no"}
+
+
+def test_a_dataframe_typo_is_treated_as_a_files():
+    """The estimator reads DataFrames through the CSV road: a text value among the numbers of
+    a regression target is refused, among a feature's numbers warned about, as in a file
+    (without a task, text targets are classes, scikit-learn's convention)."""
+    import pandas as pd
+
+    from frcli.api import FeatureRanker
+
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
+    y = pd.Series([f"{v:.3f}" for v in rng.normal(size=40)], dtype=object, name="y")
+    y[5] = "n/a"
+    with pytest.raises(ValueError, match=r"data:6: target 'y' holds numbers and the text 'n/a'"):
+        FeatureRanker("uniform", task="regression").fit(X, y)
+    Xt = X.astype(object)
+    Xt.loc[3, "a"] = "1.2.3"
+    with pytest.warns(UserWarning, match=r"column 'a' holds numbers and the text '1.2.3'"):
+        FeatureRanker("uniform").fit(Xt, X["b"])
