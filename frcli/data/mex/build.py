@@ -568,12 +568,13 @@ def read_built(path: str | Path) -> Built:
             raise DataError("not a file written by frcli mex build (no frcli.mex metadata)",
                             str(path))
         meta = json.loads(raw_meta)
-        df = tab.to_pandas()
-        times = df["time"].astype("int64").to_numpy() // 10 ** 6 \
-            if str(df["time"].dtype).startswith("datetime64[ns") else \
-            df["time"].astype("int64").to_numpy()
-        names = [c for c in df.columns if c != "time"]
-        M = df[names].to_numpy(dtype=np.float64)
+        import pyarrow as pa
+
+        times = tab.column("time").cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64()) \
+            .to_numpy()
+        names = [c for c in tab.column_names if c != "time"]
+        M = np.column_stack([tab.column(c).to_numpy(zero_copy_only=False) for c in names]) \
+            if names else np.zeros((tab.num_rows, 0))
     else:
         meta = None
         names = []
@@ -595,8 +596,11 @@ def read_built(path: str | Path) -> Built:
                             "line or no time attribute)", str(path))
         df = pd.read_csv(path, skiprows=n_head, header=None, names=names, na_values=["?"],
                          keep_default_na=False, engine="c", quotechar='"')
-        times = (pd.to_datetime(df["time"], format="%Y-%m-%d %H:%M", utc=True)
-                 .astype("int64").to_numpy() // 10 ** 6)
+        stamps = df["time"].astype(str).str.replace(" ", "T").to_numpy(dtype=str)
+        try:
+            times = stamps.astype("datetime64[ms]").astype(np.int64)
+        except ValueError:
+            raise DataError("a time is not 'yyyy-MM-dd HH:mm'", str(path)) from None
         names = names[1:]
         M = df[names].to_numpy(dtype=np.float64)
     T = int(meta["targets"])

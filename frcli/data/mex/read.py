@@ -102,7 +102,7 @@ def _times(col: np.ndarray, path: Path, name: str, first_line: int) -> np.ndarra
     frac = t != col
     if frac.any():
         r = int(np.argmax(frac))
-        raise DataError(f"{name} = {col[r]!r} is not a whole number of milliseconds",
+        raise DataError(f"{name} = {float(col[r])!r} is not a whole number of milliseconds",
                         str(path), first_line + r)
     return t
 
@@ -201,7 +201,7 @@ def _check_angles(v: np.ndarray, cols: Sequence[str], path: Path, line: int) -> 
         bad = (v < lo) | (v > hi) | np.isinf(v)
     if bad.any():
         r, c = map(int, np.argwhere(bad)[0])
-        raise DataError(f"{cols[c]} = {v[r, c]!r} is not an angle in [0, 180] degrees",
+        raise DataError(f"{cols[c]} = {float(v[r, c])!r} is not an angle in [0, 180] degrees",
                         str(path), line + r)
 
 
@@ -433,7 +433,7 @@ def read_ltdata(paths: Iterable[Path]) -> Ltdata:
         bad = s <= 0
         if bad.any():
             r = int(np.argmax(bad))
-            raise DataError(f"solarconstantmars = {s[r]!r} is not positive", str(path), r + 2)
+            raise DataError(f"solarconstantmars = {float(s[r])!r} is not positive", str(path), r + 2)
         T.append(t)
         S.append(s)
     t, s = (np.concatenate(x) if x else np.zeros(0) for x in (T, S))
@@ -463,6 +463,12 @@ def read_raw(periods: Sequence[Period], workdir: Path, log=None) -> Raw:
     """Read every period's files (power and SAAF into ``workdir``)."""
     say = log or (lambda m: None)
     ctx = {s: [p.context[s] for p in periods] for s in COLUMNS}
+    for src, paths in ctx.items():            # every header checked before any work
+        for path in paths:
+            header(path, src)
+    for p in periods:
+        if p.power is not None:
+            header(p.power, "power")
     say("reading power")
     power = read_stream([p.power for p in periods if p.power is not None], "power", workdir)
     say(f"power: {power.n} rows, {len(power.names)} targets; reading SAAF")
