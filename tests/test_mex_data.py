@@ -268,8 +268,8 @@ def test_parquet_and_arff_hold_the_same_rows(tmp_path):
     B.build(raw, 5, tmp_path / "a.parquet", features="all")
     a, p = B.read_built(tmp_path / "a.arff"), B.read_built(tmp_path / "a.parquet")
     assert (a.times == p.times).all() and a.meta == p.meta
-    np.testing.assert_allclose(a.dataset.X, p.dataset.X, atol=5e-5, equal_nan=True)
-    np.testing.assert_allclose(a.dataset.Y, p.dataset.Y, atol=5e-7)
+    np.testing.assert_array_equal(a.dataset.X, p.dataset.X)     # the same numbers
+    np.testing.assert_array_equal(a.dataset.Y, p.dataset.Y)
 
 
 def test_arff_output_is_read_by_frcli_rank(tmp_path, capsys):

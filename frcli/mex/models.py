@@ -168,6 +168,16 @@ def _grown(spec: ModelSpec) -> int:
     return max(1, int(math.ceil(spec.trees * spec.fraction)))
 
 
+def constant_targets(ds: Dataset) -> np.ndarray:
+    """Targets that do not vary in ``ds`` (up to rounding): a per-target model of them is a
+    constant model, and the global forest's per-target heuristic only sees rounding noise."""
+    Y = ds.Y.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.nanmin(Y, axis=0), np.nanmax(Y, axis=0)
+    scale = np.maximum(1.0, np.abs(np.nan_to_num(hi)))
+    return ~(np.nan_to_num(hi - lo, nan=0.0) > 1e-12 * scale)
+
+
 def _fit_global(ds: Dataset, spec: ModelSpec, dt: int, seed: int) -> Fitted:
     model = _forest(spec, dt, seed, _grown(spec))
     t0 = _cpu()
@@ -175,6 +185,7 @@ def _fit_global(ds: Dataset, spec: ModelSpec, dt: int, seed: int) -> Fitted:
     sec = _cpu() - t0
     sc = model.scores()
     per = np.asarray(sc.get("genie3_per_target", np.zeros((ds.n_targets, ds.n_features))))
+    per = np.where(constant_targets(ds)[:, None], 0.0, np.maximum(per, 0.0))
     return Fitted(spec, [a.name for a in ds.features], list(ds.target_names), per,
                   np.asarray(sc["genie3"]), sec, [], len(model.trees_), [model])
 

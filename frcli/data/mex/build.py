@@ -22,7 +22,7 @@ with t_0 the first sample's time rounded down to a multiple of Δt (so the grids
 * ``ftl_<TYPE>``: the fraction of the interval covered by pointing events of that type (the
   union when they overlap); ``ftl_flagcomms``: the same for events flagged for communication;
 * ``evt_<EVENT>`` (8b): minutes since the event's last occurrence, the DMOP rule with θ;
-* the targets: the mean of the power samples in the interval. An interval without samples is
+* the targets: the mean of the power samples in the interval (rounded to 1e-6 A). An interval without samples is
   interpolated (linearly, at its midpoint) when it lies in a gap of at most 10 minutes between
   samples and dropped when the gap is longer; an interval that overlaps such long gaps by
   more than 10 minutes is dropped too.
@@ -511,8 +511,9 @@ def build(raw_dir: str | Path, dt: int, output: str | Path, *, features: str = "
                 i1 = min(i0 + rows, b.n)
                 times, X, Y, keep, E, n_fill = b.block(i0, i1, tail)
                 tail = np.vstack([tail, E])[-Hm:]
-                if keep.any():
-                    w.write(times[keep], X[keep], Y[keep])
+                if keep.any():     # both formats hold the numbers the ARFF text shows
+                    w.write(times[keep], _rounded(X[keep], lay.decimals),
+                            np.round(Y[keep], DECIMALS["target"]))
                 kept += int(keep.sum())
                 interp += n_fill
                 if (i0 // rows) % 20 == 0:
@@ -524,6 +525,15 @@ def build(raw_dir: str | Path, dt: int, output: str | Path, *, features: str = "
         w.close()
     return Summary(str(output), int(dt), features, kept, int(b.n), int(b.n - kept), interp,
                    lay.groups(), F, T, _time.perf_counter() - t_start, b.notes)
+
+
+def _rounded(X: np.ndarray, decimals: Sequence[int]) -> np.ndarray:
+    out = np.empty_like(X)
+    dec = np.asarray(decimals)
+    for d in np.unique(dec):
+        cols = dec == d
+        out[:, cols] = np.round(X[:, cols], int(d))
+    return out
 
 
 def table2_note(summary: Summary) -> str:

@@ -25,11 +25,12 @@ The planted drivers (``ROLES``; ``simulation.json`` in the output records them w
 parameters):
 
 * ``influx``: 9 heaters, each on the low-pass-filtered energy influx of one face (time
-  constant 30-240 min): the heater draws more the colder its face, so umbra and attitude
-  both matter;
+  constant 30-240 min): the heater draws amp·(1 − influx/setpoint) (clipped to [0, amp]), more
+  the colder its face, so umbra, attitude and the Sun's distance all matter;
 * ``dmop``: 11 lines that follow the time since the last activation of a DMOP command pair, of a
   whole subsystem or of a flight-dynamics event (a decay or a window after it);
-* ``ftl``: 2 lines switched by a pointing type;
+* ``ftl``: 2 lines switched by a pointing type (NADIR, and WARMUP, whose attitude is Earth
+  pointing's, so that only the timeline tells it);
 * ``evt``: 2 lines driven by a ground station's passes (EVTF signal acquisition/loss);
 * ``constant``: 4 lines that never change (a forest then has no split: an empty diagram);
 * ``noise``: 5 lines of slow random drift that no feature explains.
@@ -93,7 +94,7 @@ ROLES: dict[int, dict] = {
     27: {"group": "dmop", "key": "subsystem", "of": "AMMM", "shape": "decay", "width": 240},
     31: {"group": "dmop", "key": "pair", "of": "ATMB", "shape": "window", "width": 60},
     9: {"group": "ftl", "type": "NADIR"},
-    19: {"group": "ftl", "type": "INERTIAL"},
+    19: {"group": "ftl", "type": "WARMUP"},
     12: {"group": "evt", "station": "MAD", "shape": "decay", "width": 120},
     25: {"group": "evt", "station": "CEB", "shape": "pass"},
     4: {"group": "constant", "value": 0.0},
@@ -229,15 +230,17 @@ class Mission:
         for p, q in zip(self.peri[:-1], self.peri[1:]):
             r = rng.random()
             sci = "NADIR" if r < 0.55 else SCIENCE[int(rng.integers(len(SCIENCE)))]
-            marks = [p - 35 * ms, p - 20 * ms, p + 20 * ms, p + 35 * ms, q - 35 * ms]
+            # the science window moves around pericentre from orbit to orbit
+            a, b = (int(x * ms) for x in rng.uniform(10, 30, 2))
+            marks = [p - a - 15 * ms, p - a, p + b, p + b + 15 * ms, q - 35 * ms]
             B += marks[:3]
             E += marks[1:4]
             T += ["SLEW", sci, "SLEW"]
             C += [False, sci == "RADIO_SCIENCE", False]
             # the cruise part: Earth pointing split where communication starts or stops
             r = rng.random()
-            kind = ("INERTIAL" if r < 0.10 else "WARMUP" if r < 0.14 else
-                    "MAINTENANCE" if r < 0.17 else "EARTH")
+            kind = ("INERTIAL" if r < 0.08 else "WARMUP" if r < 0.20 else
+                    "MAINTENANCE" if r < 0.25 else "EARTH")
             a, b = marks[3], marks[4]
             if kind == "EARTH":
                 cuts = np.sort(rng.integers(a, b, 2))
@@ -526,7 +529,7 @@ def _truth(m: Mission) -> dict:
         g = r["group"]
         if g == "influx":
             r.update(amp=float(rng.uniform(0.25, 0.9)), base=float(rng.uniform(0.0, 0.05)),
-                     setpoint=float(rng.uniform(0.25, 0.45)),
+                     setpoint=float(rng.uniform(0.8, 1.2)),
                      feature=f"influx_{r['face']}")
         elif g == "dmop":
             r.update(amp=float(rng.uniform(0.1, 0.6)), base=float(rng.uniform(0.0, 0.05)))
@@ -561,7 +564,7 @@ def _lines(m: Mission, truth: dict, tm: np.ndarray, state: dict, noise_state: di
         if g == "influx":
             x = flux[:, FACES.index(r["face"])] / 600.0
             y, state[j] = _lowpass(x, float(r["tau"]), state.get(j))
-            cold = np.clip((r["setpoint"] - y) / r["setpoint"], 0.0, 1.0)
+            cold = np.clip(1.0 - y / r["setpoint"], 0.0, 1.0)
             v = base[j] + amp[j] * cold
         elif g == "dmop":
             since = _since(m.dmop_key_times(r), tm)
