@@ -130,15 +130,18 @@ def render(stores) -> str:
         for d in dts:
             r = res.get((d, m), {})
             est = r.get("estimated_seconds")
-            cells.append("—" if est is None else
-                         (f"{est:.0f}" if r.get("complete") else f"~{est:.0f} (α {r['fraction']:g})"))
+            txt = "—" if est is None else (f"{est:.1f}" if est < 100 else f"{est:.0f}")
+            cells.append(txt if est is None or r.get("complete") else
+                         f"~{txt} (α {r['fraction']:g})")
         rows.append([m] + cells)
+    timing = md.table(["model"] + [f"Δt {d}" for d in dts], rows).split("\n")
+    timing = "\n".join(timing[:2] + [ln + " <!-- volatile -->" for ln in timing[2:]])
     h1, h60 = P.fact("hours_dt1"), P.fact("hours_dt60")
     lines += ["Learning time, CPU seconds of one core (α: grown in part, time t_α/α as in 8a). "
               f"8a's estimates for the real four years ({h1.cite}, {h60.cite}): at Δt = 1 "
               f"L-RF {h1.value[0]} h, XGB {h1.value[1]} h, G-RF {h1.value[2]} h; at Δt = 60 "
               f"{h60.value[0]} h, {h60.value[1]} h, {h60.value[2]} h (200 members).", "",
-              md.table(["model"] + [f"Δt {d}" for d in dts], rows) + " <!-- volatile -->", ""]
+              timing, ""]
     # findings
     lines += _findings(res, dts, P)
     if figs.get("pareto"):
