@@ -24,6 +24,16 @@ def _plt():
     return plt
 
 
+def _save(plt, fig, ax, path: str | Path, title: str) -> Path:
+    if title:
+        ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return path
+
+
 def group_diagrams(shares: np.ndarray, labels: Sequence[str], path: str | Path,
                    title: str = "", overall: np.ndarray | None = None) -> Path:
     """One pie per target (share of each feature group in its Genie3 total), plus ``all``
@@ -86,13 +96,7 @@ def pareto_figure(points: Sequence[dict], path: str | Path, title: str = "") -> 
     ax.set_xlabel("RMSE (hourly means, averaged over the targets)")
     ax.set_ylabel("learning time (CPU s, one core)")
     ax.legend(fontsize=8, frameon=False)
-    if title:
-        ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, ax, path, title)
 
 
 def fuji_figure(curves: dict[str, np.ndarray], path: str | Path, title: str = "") -> Path:
@@ -107,10 +111,4 @@ def fuji_figure(curves: dict[str, np.ndarray], path: str | Path, title: str = ""
     ax.set_xlabel("top j features")
     ax.set_ylabel("FUJI")
     ax.legend(fontsize=7, frameon=False, loc="lower right")
-    if title:
-        ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, ax, path, title)

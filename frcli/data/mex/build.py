@@ -322,15 +322,20 @@ class Builder:
                 u[inside] = value
         return u
 
+    @staticmethod
+    def _samples(stream, B: np.ndarray, rows_ok) -> tuple[np.ndarray, np.ndarray]:
+        """The stream's rows in [B[0], B[-1]) with one neighbour on each side, keeping the rows
+        ``rows_ok`` accepts (samples outside the block bound its first and last intervals)."""
+        lo = max(int(np.searchsorted(stream.t, B[0], side="left")) - 1, 0)
+        hi = min(int(np.searchsorted(stream.t, B[-1], side="left")) + 1, stream.n)
+        t = np.asarray(stream.t[lo:hi])
+        v = np.asarray(stream.values[lo:hi])
+        ok = rows_ok(v)
+        return t[ok], v[ok]
+
     def _influx(self, B: np.ndarray) -> np.ndarray:
-        s = self.raw.saaf
         n_int = B.size - 1
-        lo = max(int(np.searchsorted(s.t, B[0], side="left")) - 1, 0)
-        hi = min(int(np.searchsorted(s.t, B[-1], side="left")) + 1, s.n)
-        t = np.asarray(s.t[lo:hi])
-        ang = np.asarray(s.values[lo:hi])
-        ok = np.isfinite(ang).all(axis=1)
-        t, ang = t[ok], ang[ok]
+        t, ang = self._samples(self.raw.saaf, B, lambda v: np.isfinite(v).all(axis=1))
         E = np.full((n_int, len(FACES)), np.nan)
         if t.size < 2:
             return E
@@ -371,15 +376,9 @@ class Builder:
         return np.hstack(out)
 
     def _targets(self, B: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-        p = self.raw.power
         n_int = B.size - 1
-        T = len(p.names)
-        lo = max(int(np.searchsorted(p.t, B[0], side="left")) - 1, 0)
-        hi = min(int(np.searchsorted(p.t, B[-1], side="left")) + 1, p.n)
-        t = np.asarray(p.t[lo:hi])
-        Yr = np.asarray(p.values[lo:hi])
-        row_ok = np.isfinite(Yr).any(axis=1)
-        t, Yr = t[row_ok], Yr[row_ok]
+        T = len(self.raw.power.names)
+        t, Yr = self._samples(self.raw.power, B, lambda v: np.isfinite(v).any(axis=1))
         Y = np.full((n_int, T), np.nan)
         if t.size == 0:
             return Y, np.zeros(n_int, bool), 0
