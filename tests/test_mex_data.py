@@ -3,7 +3,6 @@ line and exit 2, or the documented choice), and the features of §B3-B4 on hand-
 whose values can be worked out by hand."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np

@@ -22,10 +22,10 @@ with t_0 the first sample's time rounded down to a multiple of Δt (so the grids
 * ``ftl_<TYPE>``: the fraction of the interval covered by pointing events of that type (the
   union when they overlap); ``ftl_flagcomms``: the same for events flagged for communication;
 * ``evt_<EVENT>`` (8b): minutes since the event's last occurrence, the DMOP rule with θ;
-* the targets: the mean of the power samples in the interval (rounded to 1e-6 A). An interval without samples is
-  interpolated (linearly, at its midpoint) when it lies in a gap of at most 10 minutes between
-  samples and dropped when the gap is longer; an interval that overlaps such long gaps by
-  more than 10 minutes is dropped too.
+* the targets: the mean of the power samples in the interval (rounded to 1e-6 A). An
+  interval without samples is interpolated (linearly, at its midpoint) when it lies in a gap
+  of at most 10 minutes between samples and dropped when the gap is longer; an interval that
+  overlaps such long gaps by more than 10 minutes is dropped too.
 
 Feature sets: ``8a`` (default: influx, DMOP, FTL, as in 8a Table 2), ``8b`` (influx with 8b's
 H, EVT, FTL) and ``all`` (influx, DMOP, FTL, EVT). The counts come from the data (the commands

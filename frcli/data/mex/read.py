@@ -433,7 +433,8 @@ def read_ltdata(paths: Iterable[Path]) -> Ltdata:
         bad = s <= 0
         if bad.any():
             r = int(np.argmax(bad))
-            raise DataError(f"solarconstantmars = {float(s[r])!r} is not positive", str(path), r + 2)
+            raise DataError(f"solarconstantmars = {float(s[r])!r} is not positive", str(path),
+                            r + 2)
         T.append(t)
         S.append(s)
     t, s = (np.concatenate(x) if x else np.zeros(0) for x in (T, S))
