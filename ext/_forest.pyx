@@ -14,7 +14,10 @@ their error always measured against the true values; add (Err_i - Err)/Err. A tr
 counted. Err = sum_b alpha_b mean_{rows with b known} e_b over "error blocks" b: squared error
 of a numeric column, 0/1 error of a nominal block (argmax of its one-hot prototype) or of a
 0/1 label (prototype >= 1/2). With ``acc_den`` (classification) the denominator is the
-accuracy 1 - Err, as the thesis defines the score on accuracy.
+accuracy 1 - Err, as the thesis defines the score on accuracy. Under ties=share each tree is
+scored as its realisation (``_tree.tree_realised``): at a tied node, one of the tied tests that
+split the training rows alike, drawn uniformly, routes the out-of-bag rows, so that a feature
+CLUS's rule passed over can still be permuted where it could have been the node's test.
 """
 import numpy as np
 cimport numpy as cnp
@@ -460,6 +463,8 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     est0: (K,) training variances. col_group: (K,) per-target group of each column (-1 none),
     G groups. err_spec: dict of the OOB error blocks (kind, col, ncat, alpha, group, truth,
     offset, acc_den) when rf_score. random_ties: see ``_splitter.draw_features``.
+    share_ties: ties=share (``_splitter._find_ties``): the trees are the same; each tree dict
+    also holds its tie lists and realisation (``tie_ptr``, ``tie_feat``, ``alt_*``).
     genie3_missing_both: Genie3's h* as CLUS computes it, rows with the tested value missing in
     both children with the branch shares (``_tree``; the trees are the same).
     progress: None, or an int64 array (one slot per thread, frcli.engines.progress) to which

@@ -18,6 +18,10 @@
   small nodes) thus go to the feature that comes first in the data, as in CLUS; with
   ``random_ties`` the node's features are seen in a random order instead, so such ties go to a
   uniformly random one of them (rankings then do not depend on the column order).
+* ``share_ties`` (ties=share) keeps CLUS's choice and lists the candidates that tied with it
+  (``_find_ties``): the builder shares the node's credit among them and records a tied test
+  that routes the rows alike, drawn for the RF score's realisation of the tree. Each feature's
+  best h is kept while it is evaluated (``_better``, ``_offer``: no decision reads it).
 
 Speed without changing a tree (issue 16; ``tests/test_forest_presort.py`` compares every bit
 with the plain path, ``grow_forest(presort=False)``):

@@ -11,6 +11,11 @@ node's row order (as CLUS's ``applyWeighted``): rows whose tested value is missi
 branches with weights scaled by CLUS's branch shares (spec-core §1.4), and the left child,
 processed next, sits at the top. Keeping CLUS's row order makes sums of fractional weights, and
 so CLUS's MinimalWeight decisions, come out bit for bit as CLUS's.
+
+With ties=share the builder also records, per node, the features whose test tied with the
+chosen one (``tie_ptr``/``tie_feat``: the Symbolic and Genie3 credit is shared among them,
+per-target Genie3 here) and the realisation's test where another tied test splits the rows
+alike (``alt_*``; ``tree_realised`` builds the tree the RF score routes rows through).
 """
 import numpy as np
 cimport numpy as cnp

@@ -27,7 +27,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest, clustering_spec
+from frcli.engines.forest import PCTForest, clustering_spec, realised_tree
 
 pytest.importorskip("frcli._ext._forest")
 
@@ -244,24 +244,6 @@ def test_equal_heuristics_with_different_partitions_tie():
 
 # -- the realisation and the RF score ----------------------------------------------------
 
-def realised(tree: dict, ncat: np.ndarray) -> dict:
-    """numpy version of ``_tree.tree_realised``: the tree with each drawn tied test."""
-    r = {k: np.array(v, copy=True) for k, v in tree.items()}
-    cats = [r["cats"]]
-    base = len(r["cats"])
-    for j, node in enumerate(tree["alt_node"]):
-        g = tree["alt_feature"][j]
-        r["feature"][node] = g
-        r["threshold"][node] = tree["alt_threshold"][j]
-        if ncat[g] > 0:
-            r["offset"][node] = base + tree["alt_offset"][j]
-        if tree["alt_swap"][j]:
-            r["left"][node], r["right"][node] = tree["right"][node], tree["left"][node]
-            r["p_left"][node] = 1.0 - tree["p_left"][node]
-    r["cats"] = np.concatenate(cats + [tree["alt_cats"]]).astype(np.uint8)
-    return r
-
-
 def _leaves(tree, X, ncat):
     out = []
     for x in X:
@@ -285,7 +267,7 @@ def test_the_realisation_routes_training_rows_as_the_tree(task):
     counts = _forest.bootstrap_counts(m.seeds_, ds.n_examples)
     for t, c in zip(m.trees_, counts):
         assert len(t["alt_node"]) > 0
-        r = realised(t, m.ncat_)
+        r = realised_tree(t, m.ncat_)
         assert not np.array_equal(r["feature"], t["feature"])
         rows = np.flatnonzero(c > 0)            # the tree's bag
         assert np.array_equal(_leaves(r, ds.X[rows], m.ncat_), _leaves(t, ds.X[rows], m.ncat_))
@@ -301,10 +283,24 @@ def test_rf_score_uses_the_realised_tree(task, seed):
     t = m.trees_[0]
     assert len(t["alt_node"]) > 0
     sc = m.scores()
-    m.trees_ = [realised(t, m.ncat_)]          # what the reference permutes and predicts
+    m.trees_ = [realised_tree(t, m.ncat_)]          # what the reference permutes and predicts
     rf, rf_pt = reference_rf(m, ds, seed)
     np.testing.assert_allclose(sc["rf"], rf, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(sc["rf_per_target"], rf_pt, rtol=1e-9, atol=1e-12)
+
+
+def test_clus_rf_variant_uses_the_realised_trees():
+    from frcli.engines.rf_clus import clus_rf_scores
+    from tests.test_rf_clus import reference
+    ds = tied_data("mtr", seed=2)        # numeric features: the reference's CLUS order
+    ds = dataclasses.replace(ds, features=[Attribute(a.name, "numeric") for a in ds.features])
+    m = PCTForest("rf", trees=6, seed=5, ties="share").fit(ds, keep_values=True)
+    assert sum(len(t["alt_node"]) for t in m.trees_) > 0
+    got, got_t = clus_rf_scores(m, ds, 5)
+    m.trees_ = [realised_tree(t, m.ncat_) for t in m.trees_]
+    ref, ref_t = reference(m, ds, 5)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got_t, ref_t, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("task", ["mtr", "classification"])
@@ -316,7 +312,7 @@ def test_rf_score_of_a_feature_outside_the_realised_tree_is_exactly_zero(task):
     for seed in range(3):
         m = PCTForest("rf", trees=1, seed=seed, max_features=2, ties="share").fit(
             ds, rf_score=True, per_target=True)
-        r = realised(m.trees_[0], m.ncat_)
+        r = realised_tree(m.trees_[0], m.ncat_)
         unused = sorted(set(range(ds.n_features)) - set(r["feature"][r["feature"] >= 0]))
         assert unused
         sc = m.scores()
