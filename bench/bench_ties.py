@@ -49,22 +49,8 @@ RULES = ("first", "share", "random")
 # -- data ----------------------------------------------------------------------------------
 
 def _dataset(X, Y, task, nominal=(), name="gen", labeled=None, semi=False):
-    from frcli.data.dataset import Attribute, Dataset
-    feats = []
-    for j in range(X.shape[1]):
-        if j in nominal:
-            k = int(np.nanmax(X[:, j])) + 1
-            feats.append(Attribute(f"a{j:02d}", "nominal", tuple(str(v) for v in range(k))))
-        else:
-            feats.append(Attribute(f"a{j:02d}", "numeric"))
-    targets = []
-    if task in ("mtr", "regression"):
-        targets = [Attribute(f"y{j}", "numeric") for j in range(Y.shape[1])]
-    elif task == "classification":
-        targets = [Attribute("y", "nominal", tuple(str(v) for v in range(int(Y.max()) + 1)))]
-    elif task == "mlc":
-        targets = [Attribute(f"l{j}", "nominal", ("0", "1")) for j in range(Y.shape[1])]
-    return Dataset(name, X, feats, task, Y, targets, labeled=labeled, semi_supervised=semi)
+    from tree_identity import _ds
+    return _ds(X, Y, task, nominal=nominal, labeled=labeled, semi=semi, name=name)
 
 
 def round_sig(x: np.ndarray, digits: int = 3) -> np.ndarray:
@@ -101,7 +87,7 @@ RELEVANT_UNSUP = (5, 14, 23, 31)
 def planted_unsupervised(kind: str, seed: int = 7, n: int = 300, F: int = 40):
     """Three clusters seen by 4 of 40 features (``RELEVANT_UNSUP``), the rest uniform noise,
     3 significant digits; ``mixed``: every fourth feature nominal (3-4 values; the relevant
-    one among them, a14, is the cluster with 80 % probability, else a random value)."""
+    one among them, x14, is the cluster with 80 % probability, else a random value)."""
     rng = np.random.default_rng([seed, sum(map(ord, kind))])
     z = rng.integers(0, 3, n)
     X = rng.uniform(0, 1, (n, F))
@@ -118,7 +104,7 @@ def planted_unsupervised(kind: str, seed: int = 7, n: int = 300, F: int = 40):
                 X[:, j] = np.where(rng.random(n) < 0.8, z, rng.integers(0, 3, n))
     X = round_sig(X)
     return _dataset(X, None, "unsupervised", nominal=nominal, name=f"unsup-{kind}"), \
-        [f"a{j:02d}" for j in RELEVANT_UNSUP]
+        [f"x{j}" for j in RELEVANT_UNSUP]
 
 
 def synthetic(name: str):
@@ -143,16 +129,16 @@ def reverse(ds):
 # -- rankings ------------------------------------------------------------------------------
 
 def rank_all(ds, ensemble: str, rule: str, seed: int, trees: int = 100,
-             scores=SCORES, **params) -> dict[str, np.ndarray]:
-    """score -> importances of the ranker ``{score}-{ensemble}`` (its task defaults), the
-    scores of one ensemble sharing their forest where the defaults allow."""
+             scores=SCORES, suffix: str = "", **params) -> dict[str, np.ndarray]:
+    """score -> importances of the ranker ``{score}-{ensemble}{suffix}`` (its task
+    defaults), the scores of one ensemble sharing their forest where the defaults allow."""
     from frcli.rankers.ensemble import shared_forests
     from frcli.rankers.registry import get_ranker
     out = {}
     with warnings.catch_warnings(), shared_forests():
         warnings.simplefilter("ignore")
         for s in sorted(scores, key=lambda s: s != "rf"):
-            r = get_ranker(f"{s}-{ensemble}")
+            r = get_ranker(f"{s}-{ensemble}{suffix}")
             p = {"trees": trees, "ties": rule, **params}
             if s == "rf" and ensemble == "et":
                 p["bootstrap"] = "true"
@@ -171,7 +157,10 @@ def topk(imp, names, k):
 
 # -- the measurements ----------------------------------------------------------------------
 
-def run_nosignal(rules, seeds: int, tasks, ensembles, trees: int) -> dict:
+def run_nosignal(rules, seeds: int, tasks, ensembles, trees: int, suffix: str = "",
+                 w: str = "0.5") -> dict:
+    """``w``: the semi-supervised weight (0.5 by default: ``auto`` runs an internal CV of 44
+    forests per ranking)."""
     res = {}
     for task in tasks:
         for ens in ensembles:
@@ -181,8 +170,9 @@ def run_nosignal(rules, seeds: int, tasks, ensembles, trees: int) -> dict:
                 for seed in range(seeds):
                     ds = nosignal(task, seed)
                     pos = np.arange(ds.n_features)
-                    params = {"w": 0.5} if task == "ssl-mtr" else {}
-                    for s, imp in rank_all(ds, ens, rule, seed, trees, **params).items():
+                    params = {"w": w} if task == "ssl-mtr" else {}
+                    for s, imp in rank_all(ds, ens, rule, seed, trees, suffix=suffix,
+                                           **params).items():
                         acc[s].append(spearman(pos, imp))
                 res[(task, ens, rule)] = {s: float(np.mean(v)) for s, v in acc.items()}
                 print(f"  {task} {ens} {rule}: " + ", ".join(
@@ -336,12 +326,14 @@ def main() -> int:
     ap.add_argument("--ensembles", default=",".join(ENSEMBLES))
     ap.add_argument("--sets", default="wq,oes10,atp1d", help="reversal: MTR sets")
     ap.add_argument("--trees", type=int, default=100)
+    ap.add_argument("--suffix", default="", help="nosignal: method suffix, e.g. -str")
+    ap.add_argument("--w", default="0.5", help="nosignal: semi-supervised w (or auto)")
     ap.add_argument("--repeat", type=int, default=3, help="time: repetitions")
     args = ap.parse_args()
     rules = args.ties.split(",")
     if args.what == "nosignal":
         res = run_nosignal(rules, args.seeds, args.tasks.split(","),
-                           args.ensembles.split(","), args.trees)
+                           args.ensembles.split(","), args.trees, args.suffix, args.w)
         print(f"Spearman(column position, importance), mean over {args.seeds} seeds, "
               f"{args.trees} trees\n")
         print(table_nosignal(res, rules))

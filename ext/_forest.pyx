@@ -419,6 +419,7 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
                                                idx0, wt0, m, ctx.ps_min_rows) == 0):
             sp.random_ties = ctx.random_ties
             sp.share_ties = ctx.share_ties
+            sp.realise_ties = ctx.share_ties and (ctx.rf_score or ctx.keep_values)
             sp.genie3_missing_both = ctx.genie3_missing_both
             _fast_paths(ctx, &sp, &ps, counts)
             if build_tree(&sp, tree, idx0, wt0, m, ctx.est0, pt_acc, ctx.col_group,

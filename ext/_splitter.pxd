@@ -15,7 +15,7 @@ cdef struct SplitRecord:
     double h_lo              # h lies in [h_lo, h_hi] (equal when h is exact; extra trees on
     double h_hi              # complete data keep a screened h: ``split_exact_h`` resolves it)
     double c_lo              # the best h of the feature being evaluated lies in [c_lo, c_hi]
-    double c_hi              # (-inf: no valid test yet; ``node_split`` resets them per feature)
+    double c_hi              # (-inf: none yet; node_split resets them; c_lo: screened only)
 
 cdef struct Splitter:
     const double* Xt         # (F, n) feature-major copy of X, NaN = missing
@@ -49,6 +49,7 @@ cdef struct Splitter:
     bint random_ties         # features in random order (ties to a random one), not by index
     # ties=share: the features whose test ties with the chosen one (``_find_ties``)
     bint share_ties          # look for them after each split search
+    bint realise_ties        # and draw the realisation (the RF score, kept models)
     double* cand_lo          # (max_features,) each candidate's best h lies in [lo, hi]
     double* cand_hi
     uint8_t* side            # (node rows) the chosen test's side of each row (test_side)

@@ -224,9 +224,8 @@ cdef double MIN_GAIN = 1e-9
 cdef inline bint _better(SplitRecord* best, double h) noexcept nogil:
     """Whether a candidate with heuristic h replaces the node's best test (CLUS's rule).
     Also keeps the best h of the feature being evaluated (``_find_ties``; no decision reads
-    it)."""
-    if h > best.c_lo:
-        best.c_lo = h
+    it): c_hi only, as an exact h above the final best's band cannot exist (it would have
+    replaced the best), so c_lo is needed only for screened candidates (``_offer``)."""
     if h > best.c_hi:
         best.c_hi = h
     if best.feature < 0:
@@ -1216,8 +1215,8 @@ cdef bint _same_partition(Splitter* sp, const int32_t* idx, intp_t start, intp_t
 cdef int _find_ties(Splitter* sp, const int32_t* idx, intp_t start, intp_t end,
                     const SplitRecord* best) noexcept nogil:
     """The node's other candidate features whose test ties with the chosen one (sp.tie_feat,
-    sp.n_tie), and the realisation's draw (sp.alt_*): one of the chosen test and the tied
-    tests that split the node's rows into the same two sets, uniformly.
+    sp.n_tie), and with ``realise_ties`` the realisation's draw (sp.alt_*): one of the chosen
+    test and the tied tests that split the node's rows into the same two sets, uniformly.
 
     A candidate ties when its best h is within CLUS's TIE_DELTA of the chosen test's (a
     screened extra-trees h: when its bound reaches that band): had it come first in the data,
@@ -1236,6 +1235,10 @@ cdef int _find_ties(Splitter* sp, const int32_t* idx, intp_t start, intp_t end,
     for i in range(sp.max_features):
         g = sp.features[i]
         if g == f or sp.cand_hi[i] < lo or sp.cand_lo[i] > hi:
+            continue
+        if not sp.realise_ties:         # the credit needs only the list
+            sp.tie_feat[sp.n_tie] = <int32_t>g
+            sp.n_tie += 1
             continue
         if not have_side:
             if grow(<void**>&sp.side, &sp.cap_side, m, 1) != 0:

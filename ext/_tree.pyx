@@ -651,6 +651,7 @@ cdef dict tree_to_dict(TreeData* t):
     if t.tie_ptr != NULL:
         out["tie_ptr"] = _array(t.tie_ptr, n + 1, np.int64)
         out["tie_feat"] = _array(t.tie_feat, t.n_tie, np.int32)
+        # the realisation (empty when none was drawn, e.g. without the RF score)
         out["alt_node"] = _array(t.alt_node, t.n_alt, np.int32)
         out["alt_feature"] = _array(t.alt_feature, t.n_alt, np.int32)
         out["alt_threshold"] = _array(t.alt_threshold, t.n_alt, np.float64)

@@ -557,7 +557,9 @@ def realised_tree(tree: dict, ncat: np.ndarray) -> dict:
     """The tree as the RF score routes rows under ties=share (``_tree.tree_realised``): at
     each node in ``alt_node`` the drawn tied test replaces the node's (a nominal one's values
     from ``alt_cats``; ``alt_swap``: its lower side is the node's right child). The leaves
-    and their training rows are the tree's. A tree without the arrays is returned as is."""
+    and their training rows are the tree's. The kernel draws the realisation when the forest
+    computes the RF score or keeps its trees' values (``fit``); a tree without one is
+    returned as is."""
     if "alt_node" not in tree or len(tree["alt_node"]) == 0:
         return tree
     r = {k: np.array(v, copy=True) for k, v in tree.items()}
