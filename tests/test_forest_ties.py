@@ -415,3 +415,13 @@ def test_reversed_wq_agrees_with_itself_as_well_as_two_seeds(shared_data):
         out[rule] = (spearmanr(a, c)[0], spearmanr(a, b)[0])
     assert out["share"][0] >= out["share"][1] - 0.05, out
     assert out["first"][0] < out["first"][1] - 0.05, out
+
+
+def test_list_methods_and_the_output_header_show_the_rule(capsys):
+    from frcli.cli import main
+
+    assert main(["rank", "--list-methods"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "ties=share" in out and "'first' = the feature first in the data" in out
+    assert main(["rank", "synth-mtr", "--method", "genie3-rf", "-p", "trees=5"]) == 0
+    assert "ties=share" in capsys.readouterr().out
