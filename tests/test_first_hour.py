@@ -168,7 +168,7 @@ def test_stats_results_folder_plot_cd(results, tmp_path, capsys, monkeypatch):
 
 def test_summary_and_stats_agree(results, capsys):
     """One rounding policy: the summary's average ranks are stats' (unrounded) ones."""
-    from frcli.experiment.executor import summary_table
+    from frcli.stats.summary import summary_table
 
     t = summary_table(results / "quickstart")
     methods = list(t.columns[0]._cells)

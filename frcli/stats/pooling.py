@@ -3,7 +3,7 @@ P-DS adds up the folds' confusion matrices before computing its measures; P-ML a
 the folds weighted by their size; both compare rankings by the area under the curve of a
 measure over the numbers of labelled examples L (trapezoid, unit spacing: A21).
 
-Every function works on result tables (``frcli.experiment.store.tidy_frame``: one row per
+Every function works on result tables (``frcli.results.store.tidy_frame``: one row per
 dataset, split, labeled, method, params, measure, value; ``n_test`` merged in where needed),
 so it serves any store whose runs recorded ``cm:<true>:<predicted>`` counts
 (``evaluation: {confusion: true}``).

@@ -431,6 +431,27 @@ class Store:
             "ORDER BY r.dataset, r.split, r.labeled, r.method, r.params, s.measure"))
 
     @_guarded
+    def config_text(self) -> str:
+        """The config of the latest invocation, as written ("" when none was stored)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='config'").fetchone()
+        return row[0] if row else ""
+
+    @_guarded
+    def dataset_rows(self) -> list[tuple[str, str, int, str]]:
+        """(dataset, task, n_examples, feature names as JSON) of every stored data set, by
+        name."""
+        return self.conn.execute("SELECT dataset, task, n_examples, feature_names FROM "
+                                 "datasets ORDER BY dataset").fetchall()
+
+    @_guarded
+    def run_totals(self) -> tuple[int, float, float]:
+        """(stored runs, their ranking seconds, their evaluation seconds), over every run."""
+        n, rank_s, eval_s = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(rank_time_s), 0), COALESCE(SUM(eval_time_s), 0) "
+            "FROM runs").fetchone()
+        return int(n), float(rank_s), float(eval_s)
+
+    @_guarded
     def ranking(self, key: RunKey) -> tuple[list[str], np.ndarray] | None:
         row = self.conn.execute(
             "SELECT g.importances, d.feature_names FROM runs r JOIN rankings g USING (run_id) "
