@@ -3,7 +3,7 @@ section of docs/benchmarks.md; issue 12, Performance).
 
 1. **SSL-Relief tuning.** ``relief`` with its semi-supervised defaults (``influence=auto``:
    15 influence pairs x k in {15, 20, 30} chosen by internal 4-fold CV, neighbours shared
-   across the grid, ``frcli.engines.relief_tune``) against one untuned run
+   across the grid, ``frcli.engines.relief.tune``) against one untuned run
    (``influence=fixed``, ``neighbours=15``) on the same data, in process, data loaded, taken
    alternately (best of --repeat), one BLAS thread (a multi-threaded BLAS on a loaded 2-core
    machine measures its spinning threads on the criterion's matrix products). Goal: the

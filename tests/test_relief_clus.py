@@ -82,7 +82,7 @@ def _load(data: str, settings: dict):
 
 @pytest.mark.parametrize("ref", list(CASES))
 def test_matches_clus_reference(ref):
-    from frcli.engines.relief import relief
+    from frcli.engines.relief.relief import relief
 
     data, extra = CASES[ref]
     st = read_settings(REF / f"{ref}.s")

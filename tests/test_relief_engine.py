@@ -17,7 +17,7 @@ from frcli.data.dataset import Attribute, Dataset, Hierarchy
 
 pytest.importorskip("frcli._ext._relief")
 
-from frcli.engines.relief import relief  # noqa: E402
+from frcli.engines.relief.relief import relief  # noqa: E402
 
 # -- reference ------------------------------------------------------------------------------
 
@@ -483,7 +483,7 @@ def test_search_neighbours_exact_with_ties(k, sparse):
     approximate first pass must not change the neighbours or the tie order."""
     from frcli._ext import _relief
 
-    from frcli.engines.relief import column_meta
+    from frcli.engines.relief.common import column_meta
 
     rng = np.random.default_rng(13)
     n = 530                                    # several candidate blocks, 530 % 4 != 0

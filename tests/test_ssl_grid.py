@@ -14,9 +14,10 @@ from frcli.data.synthetic import planted_ssl
 
 pytest.importorskip("frcli._ext._ssl_grid")
 
-from frcli.engines import relief_tune as RT  # noqa: E402
-from frcli.engines.relief import (_class_weights, _estimate, _kernels, _prepare,  # noqa: E402
-                                  _TargetDistance, influence_position, kernel_search)
+from frcli.engines.relief import tune as RT  # noqa: E402
+from frcli.engines.relief.common import TargetDistance, kernel  # noqa: E402
+from frcli.engines.relief.relief import (class_weights, estimate,  # noqa: E402
+                                         influence_position, kernel_search, prepare)
 from tests.test_relief_tune import small  # noqa: E402
 
 
@@ -47,7 +48,7 @@ def reference_grid(K_, ds, lab_f, fmeta, Xc, rows, nbrs, search, points, neighbo
         both = lf[ra] & lf[rb]
         dc = dx.copy()
         if both.any():   # d_Y between labeled pairs (ranges of this fold's labels), d_X else
-            td = _TargetDistance(ds, distance, w0, weight_aggregate, False, np.flatnonzero(lf))
+            td = TargetDistance(ds, distance, w0, weight_aggregate, False, np.flatnonzero(lf))
             fa, fb = ra[both], rb[both]
             vals = np.zeros(fa.size)
             step = max(1, 4_000_000 // max(1, ds.Y.shape[1]))
@@ -63,7 +64,7 @@ def reference_grid(K_, ds, lab_f, fmeta, Xc, rows, nbrs, search, points, neighbo
     # block of pairs gives every (k, fold, weighting) sum (many small per-class products are
     # slow, above all with a multi-threaded BLAS on a loaded machine)
     pwT = np.ascontiguousarray(
-        np.stack([_class_weights(avail_vals, kmax, k, sigma) for k in neighbours])[:, kc].T)
+        np.stack([class_weights(avail_vals, kmax, k, sigma) for k in neighbours])[:, kc].T)
     acc = np.zeros((Q, nk * F))
     tot = np.zeros((Q, nk))
     pa, pb = ra.astype(np.int32), rb.astype(np.int32)
@@ -89,13 +90,13 @@ def reference_grid(K_, ds, lab_f, fmeta, Xc, rows, nbrs, search, points, neighbo
             dF = dF.reshape(folds, F)
             dFdT = dFdT.reshape(folds, F)
             for f in range(folds):
-                out[(f, p, k)] = _estimate(dFdT[f], dF[f], float(T[f]), float(S[f]))
+                out[(f, p, k)] = estimate(dFdT[f], dF[f], float(T[f]), float(S[f]))
     return out
 
 
 def _grid_inputs(ds, seed=3, folds=3, kmax=30):
-    K_ = _kernels()
-    prep = _prepare(ds, "auto")
+    K_ = kernel("_relief")
+    prep = prepare(ds, "auto")
     rows = np.random.default_rng(seed).permutation(ds.n_examples)
     search = kernel_search(K_, prep, 1, ds)
     nbrs = search(rows, np.zeros(ds.n_examples, np.int32), 1, kmax)
@@ -205,8 +206,8 @@ def test_nearest_member_layer_equals_the_kernel_search():
     X = rng.integers(0, 3, size=(n, 4)).astype(float)        # many exact ties
     from frcli.data.dataset import Attribute, Dataset
     ds = Dataset("t", X, [Attribute(f"f{i}", "numeric") for i in range(4)], "unsupervised")
-    K_ = _kernels()
-    prep = _prepare(ds, "auto")
+    K_ = kernel("_relief")
+    prep = prepare(ds, "auto")
     plain = kernel_search(K_, prep, 1, ds)
     for frac, some in [(0.02, False), (0.15, False), (0.6, True), (0.0, False)]:
         member = rng.random(n) < frac

@@ -11,7 +11,7 @@ from frcli.errors import ConfigError
 
 pytest.importorskip("frcli._ext._relief")
 
-from frcli.engines.relief import relief  # noqa: E402
+from frcli.engines.relief.relief import relief  # noqa: E402
 from tests.test_relief_engine import (GRID_CASES, make_X, ref_dx, ref_feature_dist,  # noqa: E402
                                       ref_rows, ref_weights)
 

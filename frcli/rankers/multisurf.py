@@ -1,5 +1,5 @@
 """``multisurf`` and ``multisurf-star``: the ReliefE paper's Relief baselines (engine:
-``frcli.engines.multisurf``, scikit-rebate's definitions); ``mutual-info``: scikit-learn's
+``frcli.engines.relief.multisurf``, scikit-rebate's definitions); ``mutual-info``: scikit-learn's
 mutual information (imported lazily), mean over the labels for multi-label data."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class MultiSURFRanker(Ranker):
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
-        from frcli.engines.multisurf import multisurf
+        from frcli.engines.relief.multisurf import multisurf
 
         t0 = time.perf_counter()
         scores, meta = multisurf(dataset, star=self.method == "multisurf-star",
@@ -55,9 +55,9 @@ class MutualInfoRanker(Ranker):
         t0 = time.perf_counter()
         ds = dataset.supervised_view(f"method '{self.method}'")
         from frcli.data.scaling import exponents, scale
-        from frcli.engines.reliefe import _impute
+        from frcli.engines.relief.common import impute
 
-        X, _ = _impute(ds)           # huge columns come back scaled by a power of two
+        X, _ = impute(ds)           # huge columns come back scaled by a power of two
         discrete = ds.nominal_mask
         rs = int(seed) % (2**32 - 1)
         per = []

@@ -59,7 +59,6 @@ never an n × n matrix (the TwoNN and UMAP transform work in row blocks).
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import time
@@ -71,7 +70,10 @@ import numpy as np
 
 from frcli.data.dataset import Dataset
 from frcli.engines import progress
-from frcli.errors import ConfigError, DataError, UserError
+from frcli.engines.relief.common import (TargetDistance, column_meta, impute, iteration_count,
+                                         kernel)
+from frcli.engines.relief.thirdparty import umap_class
+from frcli.errors import ConfigError, DataError
 
 EMBEDS = ("input", "none", "labels", "both")
 UPDATES = ("standard", "absmean")
@@ -84,138 +86,6 @@ TASKS = ("classification", "mlc")
 MIN_EMBED_ROWS = 8
 
 _TAG_SAMPLE, _TAG_UMAP, _TAG_PRMS, _TAG_UMAP_Y, _TAG_PRMS_Y = 11, 12, 13, 14, 15
-
-
-def _kernels():
-    try:
-        from frcli._ext import _reliefe
-    except ImportError as e:  # pragma: no cover - build problem, not a user error
-        raise ImportError("the ReliefE kernel is not built; run `make build`") from e
-    return _reliefe
-
-
-def _umap():
-    try:
-        try:
-            UMAP = _import_umap(lean=True)
-        except Exception:  # noqa: BLE001 - something needed what _lean_import holds back
-            import sys
-            for name in [m for m in sys.modules if m.split(".")[0] in ("umap", "pynndescent")]:
-                del sys.modules[name]
-            UMAP = _import_umap(lean=False)
-    except ImportError:
-        raise UserError("ReliefE's embeddings need umap-learn (pip install umap-learn); "
-                        "embed=none works without it") from None
-    _cache_numba("umap", "pynndescent")
-    return UMAP
-
-
-def _import_umap(lean: bool):
-    with warnings.catch_warnings(), _lean_import(lean):
-        warnings.simplefilter("ignore")   # "Tensorflow not installed; ParametricUMAP ..."
-        from umap import UMAP
-    return UMAP
-
-
-@contextlib.contextmanager
-def _lean_import(lean: bool = True):
-    """Import umap-learn for less: its import is most of the embedded command's CPU time
-    (docs/benchmarks.md, "Where ReliefE's time goes"). Two things it does in every process
-    that change nothing it computes:
-
-    * pandas: scikit-learn's ``utils.fixes`` tries ``import pandas`` at module level and keeps
-      the module in a global it never uses (pandas inputs are recognised at call time through
-      ``sys.modules``); nothing on umap-learn's path needs it. While umap-learn is imported,
-      and only if pandas is not loaded yet, ``import pandas`` fails there (``sys.modules``
-      entry None, Python's documented way) and pandas stays importable afterwards.
-    * numba: umap-learn and pynndescent compile some functions at import (explicit
-      signatures) and the rest on first use, almost none with ``cache=True``. While they are
-      imported, ``numba.jit``/``njit`` default to ``cache=True``, so the machine code (the
-      same code) is kept on disk (next to the package, or in ``NUMBA_CACHE_DIR``) and loaded
-      by later processes (``_cache_numba`` does it for dispatchers made elsewhere).
-
-    ``FRCLI_LEAN_IMPORT=0`` (pandas) and ``FRCLI_NUMBA_CACHE=0`` (numba) turn them off; if the
-    import fails either way, ``_umap`` retries it as is (``lean=False``).
-    """
-    import sys
-
-    if not lean:
-        yield
-        return
-    block = (os.environ.get("FRCLI_LEAN_IMPORT", "1") != "0" and "pandas" not in sys.modules
-             and "umap" not in sys.modules)
-    cache = os.environ.get("FRCLI_NUMBA_CACHE", "1") != "0" and "umap" not in sys.modules
-    if not (block or cache):
-        yield
-        return
-    patched = []
-    if cache:
-        try:
-            import numba
-        except ImportError:
-            numba = None
-        if numba is not None:
-            for name in ("jit", "njit"):
-                orig = getattr(numba, name)
-                setattr(numba, name, _caching(orig))
-                patched.append((numba, name, orig))
-    if block:
-        sys.modules["pandas"] = None   # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        _unpatch(patched, block)
-
-
-def _caching(decorator):
-    def jit(*args, **kwargs):
-        kwargs.setdefault("cache", True)
-        return decorator(*args, **kwargs)
-    return jit
-
-
-def _unpatch(patched, block: bool) -> None:
-    import sys
-
-    for mod, name, orig in patched:
-        setattr(mod, name, orig)
-    if block and sys.modules.get("pandas", 0) is None:
-        del sys.modules["pandas"]
-
-
-_CACHED: set[str] = set()
-
-
-def _cache_numba(*packages: str) -> None:
-    """Store umap-learn's and pynndescent's numba machine code on disk.
-
-    Those packages compile a few hundred numba functions on first use in *every* process
-    (measured 30-60 s for the first UMAP fit under load, 1-3 s once cached), and declare
-    almost none of them ``cache=True``. ``Dispatcher.enable_caching()`` (numba's API) turns
-    the on-disk cache on for the module-level dispatchers before they compile; the compiled
-    code is the same, only kept (next to the package or in ``NUMBA_CACHE_DIR``).
-    ``FRCLI_NUMBA_CACHE=0`` leaves them alone.
-    """
-    if os.environ.get("FRCLI_NUMBA_CACHE", "1") == "0":
-        return
-    import sys
-
-    try:
-        from numba.core.registry import CPUDispatcher
-    except ImportError:  # pragma: no cover - umap always brings numba
-        return
-    for name in list(sys.modules):
-        if name in _CACHED or name.split(".")[0] not in packages:
-            continue
-        _CACHED.add(name)
-        for obj in list(vars(sys.modules[name]).values()):
-            if isinstance(obj, CPUDispatcher) and obj._cache.__class__.__name__ == "NullCache":
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        obj.enable_caching()
-                except Exception:  # noqa: BLE001 - a function numba cannot cache stays as is
-                    pass
 
 
 @dataclass
@@ -334,28 +204,10 @@ def prms(B, rng: np.random.Generator):
 def adaptive_k(sorted_distances: np.ndarray, rule: str = "auto") -> int:
     """k of one sorted distance profile (the kernel's rule; see ``ext/_reliefe.pyx``)."""
     d = np.ascontiguousarray(sorted_distances, dtype=np.float64)
-    return int(_kernels().adaptive_k(d, RULES[rule]))
+    return int(kernel("_reliefe").adaptive_k(d, RULES[rule]))
 
 
 # -- the engine -----------------------------------------------------------------------------
-
-def _impute(dataset: Dataset) -> tuple[np.ndarray, int]:
-    """X with every missing value filled (``frcli.data.encode.imputed``: mean / most frequent
-    category), and their count.
-
-    Numeric columns beyond 2**64 in magnitude (±1.7e308: a range or a mean overflows) come
-    back scaled by an exact power of two (``frcli.data.scaling``), which leaves every
-    range-normalised diff, and hence ReliefE's and MultiSURF's scores, bit-identical; mutual
-    information is invariant to it (issue 9)."""
-    from dataclasses import replace
-
-    from frcli.data.encode import imputed
-    from frcli.data.scaling import exponents, scale
-
-    e = exponents(dataset.X, small=False)
-    e[dataset.nominal_mask] = 0
-    return imputed(replace(dataset, X=scale(dataset.X, e)))
-
 
 def _embedding_input(X: np.ndarray, nominal: np.ndarray, n_cat: np.ndarray, mn: np.ndarray,
                      rg: np.ndarray, zval: np.ndarray | None):
@@ -395,7 +247,7 @@ def _fit_umap(Zfit, Zall, d: int, seed: int, output_metric: str = "euclidean",
               block: int = 4096) -> np.ndarray:
     """UMAP fitted on Zfit, then every row of Zall transformed (blocks of ``block`` rows:
     O(block·ν) memory); returns float64 (n, d)."""
-    UMAP = _umap()
+    UMAP = umap_class()
     n_fit = Zfit.shape[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")      # n_jobs/random_state notes, disconnected points
@@ -455,9 +307,6 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
             jobs: int = 1) -> list[ReliefEResult]:
     """ReliefE importances for every value of ``iterations`` (one pass; see the module
     docstring for the parameters)."""
-    from frcli.engines.relief import _TargetDistance, _kernels as relief_kernels, column_meta, \
-        iteration_count
-
     task = dataset.task
     if task not in TASKS:
         raise ConfigError(f"ReliefE supports classification and mlc, not {task}")
@@ -514,13 +363,13 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
         raise DataError(f"{dataset.name}: ReliefE needs at least 2 examples with targets")
     if F == 0:
         raise ConfigError("the data set has no descriptive features")
-    X, n_imputed = _impute(ds)
+    X, n_imputed = impute(ds)
     nominal = ds.nominal_mask
     fm = column_meta(X, nominal, ds.n_categories)
     nom32 = nominal.astype(np.int32)
     rg = np.ascontiguousarray(fm.rg)
     Xc = np.ascontiguousarray(X.T)
-    RK = relief_kernels()
+    RK = kernel("_relief")
     layout = None
     if sparse != "no":
         lay = RK.sparse_columns(Xc, 1.0 if sparse == "yes" else 0.12)
@@ -578,7 +427,7 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
     rows = np.ascontiguousarray(perm[:m], dtype=np.int32)
 
     # -- neighbour search + update, chunk by chunk ------------------------------------------
-    K = _kernels()
+    K = kernel("_reliefe")
     t0 = time.perf_counter()
     if E is not None:
         space, space_args = 0, {"embed": np.ascontiguousarray(E.T)}
@@ -593,7 +442,7 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
     td = None
     if task == "mlc":
         if distance in LABEL_SET_DISTANCES:
-            td = _TargetDistance(ds, distance, 0.75, "sum", False, np.arange(n))
+            td = TargetDistance(ds, distance, 0.75, "sum", False, np.arange(n))
         label_scale = _label_scale(LE, distance) if LE is not None else 1.0
     prog = progress.slots(m, "ReliefE instances")
     total = np.zeros(F)
