@@ -15,7 +15,7 @@ import pytest
 from frcli.data.dataset import Attribute, Dataset
 from frcli.data.synthetic import planted_ssl
 
-pytest.importorskip("frcli._ext._relief")
+pytest.importorskip("frcli._ext.relief._relief")
 
 from frcli.engines.relief import tune as RT  # noqa: E402
 from frcli.engines.relief.common import kernel  # noqa: E402

@@ -12,7 +12,7 @@ import pytest
 
 from frcli.data.synthetic import planted_ssl
 
-pytest.importorskip("frcli._ext._ssl_grid")
+pytest.importorskip("frcli._ext.relief._ssl_grid")
 
 from frcli.engines.relief import tune as RT  # noqa: E402
 from frcli.engines.relief.common import TargetDistance, kernel  # noqa: E402
@@ -155,7 +155,7 @@ def test_benchmark_choices_are_frozen(task, want):
 def test_kernel_is_the_plain_sum_and_independent_of_jobs():
     """Direct check of ``accumulate``: the monomials and sums as defined, for 1 and 2 threads
     over several feature blocks (bitwise equal)."""
-    from frcli._ext import _ssl_grid as G
+    from frcli._ext.relief import _ssl_grid as G
 
     rng = np.random.default_rng(0)
     n, P, F, folds, ncol = 40, 300, 150, 3, 2

@@ -12,7 +12,8 @@ Each imports this module and none imports a sibling's private names; ``tune`` bu
 Distances follow CLUS (``docs/design/relief.md``, "Distances"): numeric |a - b| / range
 (range 1 for a constant column), nominal 0/1, a nominal value missing 1 - 1/#values, a
 numeric value missing on one side max(t, 1 - t) with t the known value's position in the
-range, on both sides 1. The kernels implement the same conventions (``ext/_relief_distance.pxd``).
+range, on both sides 1. The kernels implement the same conventions
+(``ext/relief/_distance.pxd``).
 """
 from __future__ import annotations
 
@@ -30,21 +31,21 @@ from frcli.errors import ConfigError
 MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
 HMLC_DISTANCES = ("clus", "euclidean", "hamming", "accuracy", "f1", "subset")
 
-# feature kinds understood by the kernels (the enum of ext/_relief_distance.pxd)
+# feature kinds understood by the kernels (the enum of ext/relief/_distance.pxd)
 K_NUM, K_NUM_MISS, K_NOM, K_NOM_MISS = 0, 1, 2, 3
 
 ITERATIONS_RULE = "a fraction in (0, 1], -1 for all examples, or an integer count"
 
 
 def kernel(name: str) -> ModuleType:
-    """The compiled kernel ``frcli._ext.<name>`` (``_relief``, ``_reliefe``, ``_multisurf``,
-    ``_ssl_grid``); imported on first use, so that the rankers' parameter checks and help
-    work without a build."""
+    """The compiled kernel ``frcli._ext.relief.<name>`` (``_relief``, ``_reliefe``,
+    ``_multisurf``, ``_ssl_grid``; built from ``ext/relief/``), imported on first use, so
+    that the rankers' parameter checks and help work without a build."""
     try:
-        return importlib.import_module(f"frcli._ext.{name}")
+        return importlib.import_module(f"frcli._ext.relief.{name}")
     except ImportError as e:  # pragma: no cover - build problem, not a user error
-        raise ImportError(f"the kernel frcli._ext.{name} is not built; run `make build` "
-                          f"(or `FRCLI_EXT={name} make build`)") from e
+        raise ImportError(f"the kernel frcli._ext.relief.{name} is not built; run `make "
+                          f"build` (or `FRCLI_EXT={name} make build`)") from e
 
 
 @dataclass
