@@ -25,9 +25,8 @@ from frcli.errors import ConfigError, UserError, sigterm_raises
 from frcli.experiment.config import DatasetSpec, ExperimentConfig, ProtocolSpec
 from frcli.experiment.plan import (Plan, Task, build_plan, canonical, derive_seed,
                                    run_definition)
+from frcli.rankers.base import MAX_JOBS
 from frcli.results.store import Store
-
-MAX_JOBS = 256        # worker processes / engine threads: a bound, not a fork bomb (issue 9)
 
 # -- worker side ------------------------------------------------------------------------------
 

@@ -137,7 +137,7 @@ class Param:
 
 
 MAX_SEED = 2**63 - 1        # seeds are stored as SQLite integers
-MAX_JOBS = 256              # engine threads
+MAX_JOBS = 256              # engine threads or worker processes: a bound, not a fork bomb
 MAX_GRID = 10_000           # parameter combinations of one call
 
 

@@ -113,12 +113,6 @@ def _scalar(v: str):
     return int(f) if f.is_integer() and re.fullmatch(r"[-+]?\d+", v) else f
 
 
-def _fmt_param(v) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v)) if abs(v) >= 1 else str(v)
-    return str(v)
-
-
 def method_labels(df: pd.DataFrame) -> pd.Series:
     """Each row's method label (``frcli.rankers.labels.labels``): the method plus the params
     that differ from its defaults or vary among its rows, e.g. ``relief(neighbours=5)``."""
