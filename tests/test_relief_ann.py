@@ -15,7 +15,9 @@ from frcli.engines.relief.relief import relief
 from frcli.errors import ConfigError
 
 pytest.importorskip("pynndescent")
-pytest.importorskip("frcli._ext.relief._relief")
+from tests.conftest import need_kernel
+
+need_kernel("frcli._ext.relief._relief")
 
 
 def _data(n=700, task="mtr", seed=1, missing=False):

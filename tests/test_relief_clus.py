@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-REF = SHARED / "datasets" / "clus-reference"
+from tests.conftest import SHARED_DATA
 
-pytestmark = pytest.mark.skipif(not REF.is_dir(), reason=f"{REF} not available")
+REF = SHARED_DATA / "clus-reference"
+
+pytestmark = pytest.mark.shared("datasets/clus-reference")
 
 CASES = {  # reference file -> (data file, extra relief options)
     "testMTR": ("testMTR", {}),

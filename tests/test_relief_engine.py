@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext.relief._relief")
+need_kernel("frcli._ext.relief._relief")
 
 from frcli.engines.relief.relief import relief  # noqa: E402
 

@@ -14,8 +14,9 @@ import pytest
 
 from frcli.data.dataset import Attribute, Dataset
 from frcli.data.synthetic import planted_ssl
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext.relief._relief")
+need_kernel("frcli._ext.relief._relief")
 
 from frcli.engines.relief import tune as RT  # noqa: E402
 from frcli.engines.relief.common import kernel  # noqa: E402

@@ -375,7 +375,10 @@ def test_reliefe_ranker_iterations_grid_and_rows_without_targets():
     ds = dataset_from_arrays(X, Y, task="mlc")
     out = get_ranker("reliefe").rank(ds, {"embed": "none", "iterations": [0.5, 1.0]})
     assert [r.params["iterations"] for r in out] == [0.5, 1.0]
-    assert out[1].timings["weights_s"] >= 0
+    t = out[1].timings
+    assert t == out[0].timings and t["grid_size"] == 2.0           # one pass for the grid
+    assert set(t) == {"rank_s", "grid_size", "prepare_s", "weights_s"}   # embed=none
+    assert t["prepare_s"] + t["weights_s"] <= t["rank_s"]           # the phases of that call
     y = np.r_[np.zeros(20), np.ones(20), np.full(5, np.nan)]
     cls = dataset_from_arrays(np.random.default_rng(0).random((45, 3)), y,
                               task="classification")

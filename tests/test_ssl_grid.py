@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from frcli.data.synthetic import planted_ssl
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext.relief._ssl_grid")
+need_kernel("frcli._ext.relief._ssl_grid")
 
 from frcli.engines.relief import tune as RT  # noqa: E402
 from frcli.engines.relief.common import TargetDistance, kernel  # noqa: E402
