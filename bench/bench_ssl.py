@@ -159,10 +159,10 @@ def render(ssl: list[dict], uns: list[dict], repeat: int, argv: str,
                 "fold is read off those lists, searched only where none is listed) and the "
                 "labelled rows' neighbours per fold and class, where the untuned run searches "
                 "15 and each unlabelled row's nearest labelled row; on top come the 45-point "
-                "grid of every fold in one kernel pass (`ext/_ssl_grid.pyx`), four supervised "
-                "runs, the criterion's kNN and the final run. Where the search is cheap (few "
-                "rows, a fraction of a second) that fixed work dominates the ratio, and it "
-                "falls as the rows grow (compare the two planted regression sets).", ""]
+                "grid of every fold in one kernel pass (`ext/relief/_ssl_grid.pyx`), four "
+                "supervised runs, the criterion's kNN and the final run. Where the search is "
+                "cheap (few rows, a fraction of a second) that fixed work dominates the ratio, "
+                "and it falls as the rows grow (compare the two planted regression sets).", ""]
     if uns:
         total = sum(r["study_min"] for r in uns)
         out += ["**P-UNS ranking time** (every ranker of `configs/unsupervised.yaml` on one "

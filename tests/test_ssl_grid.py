@@ -1,4 +1,4 @@
-"""The SSL-Relief tuning grid (``relief_tune._ssl_grid``, kernel ``ext/_ssl_grid.pyx``)
+"""The SSL-Relief tuning grid (``relief.tune._ssl_grid``, kernel ``ext/relief/_ssl_grid.pyx``)
 against a frozen plain-numpy reference: the one-pass grid as first written (per-pair weight
 matrix of six monomials x (1, dc) per fold, times each k's slot-class weights, summed by
 matrix products). The kernel must give the same importances (to 1e-12 of their scale), the

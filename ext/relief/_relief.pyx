@@ -17,7 +17,8 @@ Two kernels, both ``nogil`` with OpenMP and both deterministic for any number of
   and neighbour slots of w * d_i and w * d_i * dY_q, per slot class c (= bucket x rank).
   Parallel over blocks of features; every feature is summed sequentially in the same order,
   so results do not depend on the thread count. Snapshots after each requested iteration
-  count give every iteration prefix in the same pass (spec-core §5.8).
+  count give every iteration prefix in the same pass (docs/design/relief.md, "The grid in
+  one pass").
 
 Distances: ``feature_distance`` of ``_distance.pxd`` (CLUS's conventions, shared by the
 family's kernels).

@@ -375,7 +375,7 @@ cdef bint _group_dense(const double* X, Py_ssize_t F, const int* nominal, const 
 
 
 cdef inline double _mlc_update(double d, double td, double t, int form) noexcept nogil:
-    """The multi-label update (spec §C8, §G-R9): 0 RReliefF td/t - (d - td)/(1 - t);
+    """The multi-label update (docs/design/relief.md, "ReliefE"): 0 RReliefF td/t - (d - td)/(1 - t);
     1 as printed in the paper td/t - (d - t)/(1 - td); 2 the reference code td/t - (d - t)/(1 - t)."""
     if form == 0:
         return td / t - (d - td) / (1.0 - t)

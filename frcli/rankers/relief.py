@@ -85,13 +85,13 @@ class ReliefRanker(Ranker):
               "with --semi-supervised"),
         Param("exclude_self", parse_bool, False,
               "URelief: the cluster distance of each feature leaves that feature out, so "
-              "nominal features on mixed data no longer win by their 0/1 differences alone "
+              "nominal features on mixed data do not win by their 0/1 differences alone "
               "(not in the thesis)"),
         Param("influence", parse_choice("auto", "fixed"), "auto",
               "SSL-Relief: auto = choose influence_far/near (and neighbours=auto) by "
               "internal 4-fold CV over the P-ML grid, (0, 0) = supervised Relief; fixed = "
               "use influence_far/near"),
-        # spec-ssl-unsup §3.2 calls these w0 and w1; renamed so they are not confused with
+        # the thesis calls these w0 and w1; renamed so they are not confused with
         # the hmlc w0 above or the ensembles' SSL weight w. Labeled rows have influence 1.
         Param("influence_far", parse_float, 0.5,
               "SSL-Relief with influence=fixed: influence of the unlabeled row farthest "

@@ -102,7 +102,7 @@ class ReliefERanker(Ranker):
         return grid
 
     def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
-        """Refuse before a neighbour search whose slots cannot fit (issue 9): the engine
+        """Refuse before a neighbour search whose slots cannot fit: the engine
         searches a chunk of queries at a time, each holding groups x k slots (index and
         distance), beside a few copies of X."""
         from frcli.engines.memory import check_memory

@@ -13,7 +13,7 @@ Tables
   entries since removed from the config stay stored but are not mixed in; ``all_runs=True``).
 * ``meta``: the config text of the latest invocation, schema version.
 
-Safety (issue 9): one writer per folder (``StoreLock``, a ``flock`` on ``results.lock`` holding
+Safety: one writer per folder (``StoreLock``, a ``flock`` on ``results.lock`` holding
 the writer's pid; the kernel drops it when the process dies, so a stale lock is simply taken
 over); a new store is built under a temporary name and renamed into place, so an empty or
 half-made ``results.sqlite`` is always damage, never "a new store"; every opening checks the

@@ -69,7 +69,7 @@ def column_meta(V: np.ndarray, nominal: np.ndarray, n_values: np.ndarray,
         mn = np.where(known.any(axis=0), np.nanmin(np.where(known, ref, np.inf), axis=0), 0.0)
         mx = np.where(known.any(axis=0), np.nanmax(np.where(known, ref, -np.inf), axis=0), 0.0)
     rg = mx - mn
-    rg = np.where(rg > 0, rg, 1.0)   # constant (or all missing): range 1 (spec-core §1.4)
+    rg = np.where(rg > 0, rg, 1.0)   # constant (or all missing): range 1, so its distance is 0
     nominal = np.asarray(nominal, dtype=bool)
     nv = np.asarray(n_values, dtype=np.float64).copy()
     for i in np.flatnonzero(nominal & (nv < 1)):   # categories unknown: count codes
@@ -112,7 +112,8 @@ def hmlc_bound(dataset: Dataset, weights: np.ndarray, rows: np.ndarray | None = 
     """U: the largest weighted symmetric difference between the ancestor closures of two
     labels occurring in the data (each also paired with the empty set); 1 if that is 0.
 
-    verified-conventions.md. O(L_occ^2 L) in blocks; fine for the benchmark hierarchies.
+    CLUS's bound, with which HMLC-Relief equals CLUS's (docs/design/relief.md, "Distances").
+    O(L_occ^2 L) in blocks; fine for the benchmark hierarchies.
     """
     h = dataset.hierarchy
     L = h.n_labels

@@ -1,6 +1,6 @@
 """The Relief family on a ``Dataset``: one pass computes every (iterations, k, sigma).
 
-Variants (spec-core §5, spec-ssl-unsup §3-4), chosen from the task:
+Variants (docs/design/relief.md), chosen from the task:
 
 * classification, every class known -> ReliefF (hits, misses per class weighted by priors);
 * regression / mtr (numeric and/or nominal targets: CLUS "mixed"), mlc, hmlc -> the RReliefF
@@ -11,7 +11,7 @@ Variants (spec-core §5, spec-ssl-unsup §3-4), chosen from the task:
   CLUS's behaviour for an unknown class), with a warning;
 * unsupervised -> URelief (d_Y := d_X).
 
-How the grid costs one run (spec-core §5.8): sampled instances are a seeded permutation
+How the grid costs one run: sampled instances are a seeded permutation
 prefix; the Cython ``search`` finds the K_max nearest neighbours once per instance; the
 Cython ``accumulate`` sums, per feature, w*d_i and w*d_i*d_Y separately for every neighbour
 *rank* l (and per "bucket" = number of neighbours available, normally just K_max), with a
@@ -21,7 +21,7 @@ of those per-rank totals, computed afterwards in O(K_max F) per combination.
 
 Mostly-default data (bibtex, delicious: a few % of the values differ from the feature's
 usual value) gets an O(nnz) neighbour search; dense data a vectorised streaming one. Both
-find exactly the neighbours of the plain definition (see ``ext/_relief.pyx``).
+find exactly the neighbours of the plain definition (see ``ext/relief/_relief.pyx``).
 """
 from __future__ import annotations
 
@@ -88,15 +88,14 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     when ``dataset.semi_supervised`` (the user asked), otherwise ``"ignore"`` with a warning.
     ``influence`` (0, 0) gives the unlabeled rows no influence at all: the supervised
     counterpart, Relief on the labeled rows alone (with their own ranges, as P-ML's SL
-    rankings; spec-ssl-unsup §3.4), not the literal Alg. 3.2, whose zero-weight unlabeled
-    neighbours would only crowd out labeled ones (as w = 1 leaves the unlabeled rows out of
-    the SSL-PCT tuning, §1.5).
+    rankings), not the literal Alg. 3.2, whose zero-weight unlabeled neighbours would only
+    crowd out labeled ones (as w = 1 leaves the unlabeled rows out of the SSL-PCT tuning).
 
     ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
     differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
     neighbours are identical either way.
 
-    ``exclude_self`` (URelief, not in the thesis; spec-ssl-unsup A28): the cluster
+    ``exclude_self`` (URelief, not in the thesis, which keeps the self-term): the cluster
     distance of feature i is d_X over the *other* features, so a feature scores by how its
     differences go with the rest's, not by its own share of d_X. Published URelief
     (d_Y := d_X over all features) favours the features that dominate d_X: on mixed data
@@ -110,8 +109,9 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     docs/benchmarks.md).
 
     Targets that carry no information (every sampled pair has the same target: constant
-    targets, every label set empty, one class) give importances 0 and one warning (spec-core
-    A8: the estimate is undefined; 0, not -P(diff x)). No rows at all is a ``DataError``.
+    targets, every label set empty, one class) give importances 0 and one warning (the
+    estimate is undefined; 0, not -P(diff x): see ``estimate``). No rows at all is a
+    ``DataError``.
     """
     if nominal_targets not in ("relieff", "shared"):
         raise ConfigError(f"bad value {nominal_targets!r} for parameter 'nominal_targets' "
@@ -253,7 +253,7 @@ def relief_prepared(dataset: Dataset, iterations, neighbours, sigma, *, distance
     elif labeled.all() or unlabeled == "ignore":
         mode = "rrelieff"
     elif not labeled.any():
-        mode = "urelief"      # SSL with no labels degenerates to URelief (spec-ssl-unsup §3.3)
+        mode = "urelief"      # SSL with no labels: every pair's distance is d_X, URelief
     else:
         mode = "ssl"
     if mode == "relieff":
@@ -472,12 +472,12 @@ def class_weights(avail_vals: np.ndarray, kmax: int, k: int, sigma: float) -> np
 
 
 def estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarray:
-    """P(diff x | diff y) - P(diff x | same y); an undefined term is 0 (spec-core A8).
+    """P(diff x | diff y) - P(diff x | same y); an undefined term is 0.
 
     P(diff y) = 0 (every neighbour pair has the same target: constant targets, every label
     set empty) gives 0 for every feature, not -P(diff x): the targets carry no information,
     and 0 is the limit of the closed form m/(tau (m - tau)) sum (tau_t - tau/m) alpha_t
-    (spec-core §5.3), whose every term vanishes. ``relief`` warns once.
+    (the MTR paper, P0:586-596), whose every term vanishes. ``relief`` warns once.
     """
     if not dT > 0:
         return np.zeros_like(dF)
@@ -517,9 +517,9 @@ def influence_position(search, labeled: np.ndarray) -> np.ndarray | None:
 
 
 def _influence(search, labeled: np.ndarray, influence: tuple[float, float]) -> np.ndarray:
-    """SSL instance influence (spec-ssl-unsup §3.2): 1 for labeled rows; unlabeled rows
-    linear in the distance to the nearest labeled row, w1 at the minimum, w0 at the maximum
-    (min/max over the unlabeled rows, the thesis's choice)."""
+    """SSL instance influence (docs/design/relief.md, "Rows without targets"): 1 for labeled
+    rows; unlabeled rows linear in the distance to the nearest labeled row, w1 at the
+    minimum, w0 at the maximum (min/max over the unlabeled rows, the thesis's choice)."""
     lo, hi = float(influence[0]), float(influence[1])
     omega = np.ones(labeled.size)
     t = influence_position(search, labeled)

@@ -1,12 +1,12 @@
 """ReliefE: Relief on manifold embeddings for multi-class and multi-label data
-(Škrlj, Džeroski, Lavrač, Petković, Machine Learning 2021; spec-relational-mex part C).
+(Škrlj, Džeroski, Lavrač, Petković, Machine Learning 2021; docs/design/relief.md, "ReliefE").
 
 Pipeline (one call of ``reliefe``):
 
 1. Rows without targets are left out. Missing feature values are imputed (numeric: mean,
    nominal: most frequent category), as the reference implementation's loader does; the paper's
    data have none.
-2. **Representative subset** (§C5): at most ``subset`` (ν = 2048) rows, taken round-robin over
+2. **Representative subset**: at most ``subset`` (ν = 2048) rows, taken round-robin over
    the groups of equal target value (the class, or the exact label set), groups in order of first
    appearance, rows in data order. It is used to estimate the dimension and to fit the embedding;
    every row is then transformed.
@@ -14,19 +14,20 @@ Pipeline (one call of ``reliefe``):
    the feature's default value on sparse data so zeros stay zeros), nominal features one-hot
    with weight 1/√2 (two different categories are at Euclidean distance 1, like the ends of a
    numeric range).
-4. **Dimension** (§C4): TwoNN (Facco 2017) on the subset: the two nearest neighbours at
+4. **Dimension**: TwoNN (Facco 2017) on the subset: the two nearest neighbours at
    positive distance, μ = r2/r1, least squares through the origin of −log(1 − F(μ)) on log μ,
-   rounded; clamped to [2, columns − 1] (§G-R14) and below the subset size. ``dimension=int``
+   rounded; clamped to [2, columns − 1] and below the subset size (the reference code's two
+   clamps contradict each other; the paper uses the estimate). ``dimension=int``
    fixes it.
-5. **PrMS** (§C3): when the subset's density exceeds ``sparsify`` (0.15), it is sparsified
+5. **PrMS**: when the subset's density exceeds ``sparsify`` (0.15), it is sparsified
    (Arora–Hazan–Kale; ε = the largest column mean of |A|, A = [[0, B], [Bᵀ, 0]]) before UMAP is
    fitted on it; the transform uses the rows as they are (as the reference code does).
 6. **UMAP** (umap-learn, imported lazily): n_components = the dimension, random
-   initialisation (§C5, R:128: the paper's memory fix), everything else umap-learn's defaults,
+   initialisation (R:128: the paper's memory fix), everything else umap-learn's defaults,
    ``random_state`` from the seed (umap-learn then runs single-threaded and is deterministic;
    its numba threads are not used). Rows are L2-normalised; neighbours are by cosine distance
    (the reference code's choice).
-7. **Weights** over the original features (§C7-C8, §G-R10): neighbours come from the embedding
+7. **Weights** over the original features: neighbours come from the embedding
    (or the raw space: ``embed=none``, the paper's "ReliefF-this"), feature differences from the
    original values, numeric |a − b| / range and nominal 1[a ≠ b]. Multi-class: ReliefF with
    priors, hits −1, misses P(c)/(1 − P(c_i)); ``update=absmean`` compares the instance with the
@@ -34,23 +35,25 @@ Pipeline (one call of ``reliefe``):
    the triangle inequality; nominal features keep the standard difference, since a mean
    category does not exist — with one-hot coding both coincide). Multi-label: the k nearest of
    all rows, target distance t_n per neighbour, per iteration t = mean t_n (skipped unless
-   0 < t < 1), d and td = mean t_n d_n, update td/t − (d − td)/(1 − t) (the RReliefF form,
-   §G-R9; ``mlc_update=paper|code`` give the printed and the reference code's forms). The sum
+   0 < t < 1), d and td = mean t_n d_n, update td/t − (d − td)/(1 − t) (the RReliefF form
+   of the thesis; ``mlc_update=paper|code`` give the printed and the reference
+   code's forms). The sum
    is divided by the number of sampled instances.
 
 Neighbours: ``neighbours=k`` (paper 15) or ``auto`` (the paper's "maximum gap": k = the
 number of candidates before the largest jump of the sorted distances, per class for
-multi-class, §C6). The reference code differs between versions: the PyPI release (0.18) uses
+multi-class). The reference code differs between versions: the PyPI release (0.18) uses
 the same maximum gap but on a profile that contains the instance itself; an older version used
-the maximum ratio of consecutive gaps (``neighbours=auto-ratio``, §G-R12). We follow the paper
+the maximum ratio of consecutive gaps (``neighbours=auto-ratio``). We follow the paper
 on the profile of the candidates only.
 
 Label space (multi-label): ``distance`` hamming|accuracy|f1|subset on the label sets (as the
 Relief engine defines them), or cosine|hyperbolic on a UMAP embedding of the label space
-(Euclidean output, or ``output_metric='hyperboloid'`` with the proper hyperboloid distance,
-§G-R11). The embedded distances are rescaled into [0, 1] for the update: cosine / 2 and
-hyperbolic / (2 max_i d(u_i, origin)) (a bound of every pairwise distance, O(n), so t stays a
-fraction). ``embed`` names the spaces that are embedded: input (default), none, labels, both.
+(Euclidean output, or ``output_metric='hyperboloid'`` with the proper hyperboloid distance;
+the reference code's arccosh(−<u, v>) is none). The embedded distances are rescaled into
+[0, 1] for the update: cosine / 2 and hyperbolic / (2 max_i d(u_i, origin)) (a bound of
+every pairwise distance, O(n), so t stays a fraction). ``embed`` names the spaces that are
+embedded: input (default), none, labels, both.
 
 Determinism: the sample is a seeded permutation; the kernels give the same result for any
 ``jobs`` (every feature is summed in sampling order); UMAP runs with a fixed random_state.
@@ -103,7 +106,7 @@ class ReliefEResult:
 def cyclic_subset(keys: np.ndarray, size: int) -> np.ndarray:
     """Indices of at most ``size`` rows taken round-robin over the groups of equal ``keys``
     (a 1-D array, or 2-D rows such as label sets), groups in order of first appearance, rows in
-    data order, exhausted groups skipped (§C5). All rows when there are at most ``size``."""
+    data order, exhausted groups skipped. All rows when there are at most ``size``."""
     keys = np.asarray(keys)
     n = keys.shape[0]
     if n <= size:
@@ -129,7 +132,7 @@ def cyclic_subset(keys: np.ndarray, size: int) -> np.ndarray:
 
 
 def twonn(Z, block_cells: int = 4_000_000) -> tuple[float, int]:
-    """TwoNN slope (Facco et al. 2017, §C4) of the rows of Z (dense or CSR) and the number of
+    """TwoNN slope (Facco et al. 2017) of the rows of Z (dense or CSR) and the number of
     rows used. Zero distances (duplicates; squared distances within 1e-12 of the rows' squared
     norms) are skipped, so repeated rows never give μ = ∞ or NaN. Row blocks: O(block·n)."""
     import scipy.sparse as sp
@@ -167,7 +170,7 @@ def twonn(Z, block_cells: int = 4_000_000) -> tuple[float, int]:
 
 
 def prms(B, rng: np.random.Generator):
-    """Probabilistic matrix sparsification (Arora, Hazan, Kale 2006; §C3) of B (m, n), dense
+    """Probabilistic matrix sparsification (Arora, Hazan, Kale 2006) of B (m, n), dense
     or CSR: entries with |a| > ε/√N are kept; the others become sign(a)·ε/√N with probability
     √N|a|/ε and 0 otherwise (unbiased), where N = m + n and ε = the largest column mean of
     |A| for A = [[0, B], [Bᵀ, 0]]. Returns (the sparsified matrix, threshold ε/√N)."""
@@ -202,7 +205,7 @@ def prms(B, rng: np.random.Generator):
 
 
 def adaptive_k(sorted_distances: np.ndarray, rule: str = "auto") -> int:
-    """k of one sorted distance profile (the kernel's rule; see ``ext/_reliefe.pyx``)."""
+    """k of one sorted distance profile (the kernel's rule; see ``ext/relief/_reliefe.pyx``)."""
     d = np.ascontiguousarray(sorted_distances, dtype=np.float64)
     return int(kernel("_reliefe").adaptive_k(d, RULES[rule]))
 
@@ -515,7 +518,7 @@ def _sparse_profile_layout(layout, nom32: np.ndarray, rg: np.ndarray):
 
 
 def _label_scale(LE: np.ndarray, distance: str) -> float:
-    """Divisor that puts embedded label distances into [0, 1] (§G-R11)."""
+    """Divisor that puts embedded label distances into [0, 1]: the update needs t in (0, 1)."""
     if distance == "cosine":
         return 2.0
     r0 = np.arccosh(np.sqrt(1.0 + np.einsum("ij,ij->i", LE, LE)))
@@ -525,7 +528,7 @@ def _label_scale(LE: np.ndarray, distance: str) -> float:
 
 def label_space_distance(U: np.ndarray, V: np.ndarray, distance: str) -> np.ndarray:
     """Cosine distance of Euclidean label embeddings, or the hyperboloid distance
-    arccosh(√(1+|u|²)√(1+|v|²) − <u, v>) (§C8, §G-R11), row by row."""
+    arccosh(√(1+|u|²)√(1+|v|²) − <u, v>), row by row."""
     dot = np.einsum("ij,ij->i", U, V)
     nu = np.einsum("ij,ij->i", U, U)
     nv = np.einsum("ij,ij->i", V, V)

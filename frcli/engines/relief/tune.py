@@ -1,14 +1,14 @@
-"""SSL-Relief with its parameters chosen by internal cross-validation (spec-ssl-unsup §3.4,
-A16; P-ML §6.3, T:7447-7452).
+"""SSL-Relief with its parameters chosen by internal cross-validation (P-ML §6.3,
+T:7447-7452; docs/design/relief.md, "Tuning SSL-Relief").
 
 Grid: the influences (w0, w1) = (``influence_far``, ``influence_near``) in {0, .25, .5, .75,
 1}² with w0 <= w1 (15 pairs) times ``neighbours`` in {15, 20, 30}. The pair (0, 0) gives the
 unlabeled rows no influence, so it stands for the supervised counterpart: Relief on the
 labeled rows alone (ReliefF for classification), as the SSL-PCT tuning's w = 1 leaves the
-unlabeled rows out (§1.5). The tuning can so fall back to supervised Relief where the
+unlabeled rows out. The tuning can so fall back to supervised Relief where the
 unlabeled rows do not help. Without unlabeled rows only ``neighbours`` is tuned.
 
-Criterion (the thesis gives none, A16b): the labeled rows are split into 4 folds (stratified
+Criterion (the thesis gives none): the labeled rows are split into 4 folds (stratified
 for classification). For each fold every grid point ranks with that fold's labels hidden
 (its rows stay, as unlabeled rows), and the evaluation kNN (k = 20 as in P-DS, or all
 training rows when fewer; distance sum_i w_i d_i² with w_i = max(importance_i, 0) and the
@@ -31,7 +31,7 @@ none; and, in the labeled part with its own ranges, each labeled row's nearest l
 per (fold, class). Every neighbour set the grid needs is a union of such groups, and the
 exact top-K of a union is the merge of the groups' exact top-K lists by (distance, row),
 the kernel's tie rule. The SSL points of all folds come from one pass over the neighbour
-pairs (kernel ``ext/_ssl_grid.pyx``): a row's influence ω = a + w1·b + w0·c is linear in
+pairs (kernel ``ext/relief/_ssl_grid.pyx``): a row's influence ω = a + w1·b + w0·c is linear in
 (w0, w1), so a pair's weight ω_r·ω_n is a combination of six monomials per fold, whose
 weighted feature distances the kernel sums per band of neighbour ranks. The supervised
 points and the final ranking run the ordinary engine on the shared neighbours, so the chosen
@@ -346,7 +346,7 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
     being ``lab_f[fold]``: per fold six pair weightings and the same times the clustering
     distance (module docstring), each times the weight the engine gives the pair's slot class
     (rank, and number of neighbours available) under each (k, sigma), summed in one pass over
-    the per-pair feature distances (kernel ``ext/_ssl_grid.pyx``). The slot classes whose
+    the per-pair feature distances (kernel ``ext/relief/_ssl_grid.pyx``). The slot classes whose
     weights agree for every k form one column ("band": with sigma = 0 and every row having
     all neighbours, the ranks below 15, 15-19 and 20-29), summed once and combined per k
     afterwards; when there are too many bands to keep, each k is its own column. Equal to
