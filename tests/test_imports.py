@@ -30,7 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Top to bottom: a module may import its own layer and every layer below it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("face", ("frcli", "frcli.cli", "frcli.commands", "frcli.api", "frcli.output")),
+    ("face", ("frcli", "frcli.cli", "frcli.commands", "frcli.api", "frcli.estimator",
+              "frcli.output")),
     ("studies", ("frcli.experiment", "frcli.stats")),
     ("results", ("frcli.results",)),
     ("evaluate", ("frcli.evaluate",)),
@@ -112,7 +113,8 @@ def layer_of(mod: str) -> int:
     best = None
     for i, (_, prefixes) in enumerate(LAYERS):
         for p in prefixes:
-            if (mod == p or mod.startswith(p + ".")) and (best is None or len(p) > best[1]):
+            inside = mod == p or (p != "frcli" and mod.startswith(p + "."))  # root: itself
+            if inside and (best is None or len(p) > best[1]):
                 best = (i, len(p))
     assert best is not None, f"{mod} belongs to no layer: add it to LAYERS"
     return best[0]
