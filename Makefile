@@ -23,7 +23,7 @@ test:
 PLAIN_TESTS = tests/test_cli.py tests/test_ux_errors.py tests/test_datasets_cli.py \
 	tests/test_stats_cli.py tests/test_experiment_config.py tests/test_experiment_run.py \
 	tests/test_experiment_store.py tests/test_data_load.py tests/test_hardening.py \
-	tests/test_store_safety.py tests/test_fuzz.py
+	tests/test_store_safety.py tests/test_fuzz.py tests/test_data_screen.py
 test-plain:
 	FRCLI_CATALOG=$(CURDIR)/configs/datasets.yaml $(PYTHON) -I -m pytest \
 		--import-mode=importlib -p no:cacheprovider $(PLAIN_TESTS)
