@@ -48,10 +48,6 @@ DECLARED: dict[tuple[str, str], str] = {
     # The report's footer names the version; ``frcli/__init__`` is loaded before any of its
     # submodules anyway, and its name is metadata, not the face's code.
     ("frcli.stats.report", "frcli"): "the package's __version__",
-    # Being moved by the commands' rework (commands reach the engines only through rankers
-    # or the API); listed here until then.
-    ("frcli.commands", "frcli.engines.progress"): "progress display; being moved",
-    ("frcli.commands.tree", "frcli.engines.pct_view"): "tree view; being moved",
 }
 
 _NAME = re.compile(r"frcli(\.[A-Za-z_]\w*)+(:\w+)?")

@@ -19,9 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    if not (REPO / "datasets" / "synthetic" / "synth-mtr.arff").exists():
-        pytest.skip("bundled synthetic data sets absent")
+def results(tmp_path_factory, need):
+    need.file(REPO / "datasets" / "synthetic" / "synth-mtr.arff", "the bundled synthetic set")
     root = tmp_path_factory.mktemp("labels")
     configs = {
         "quick": ("[synth-mtr, synth-regression]", "{neighbours: 5}"),
