@@ -1,9 +1,10 @@
-"""CLUS 2.12.8's variant of the Random Forest score (``rf_variant=clus``; issue 14).
+"""CLUS 2.12.8's variant of the Random Forest score (``rf_variant=clus``; docs/design/pct.md).
 
 The papers define the RF score with one permutation per (tree, feature), each alone
-(spec-core §4.3): imp(x_i) = mean over trees of [Err(OOB^i) - Err(OOB)] / Err(OOB). CLUS computes
-it differently (``ClusEnsembleFeatureRanking.calculateRFimportance``): it deep-copies the
-training rows once per tree, and ``RowData.selectFrom`` hands the OOB *tuples themselves* to
+(docs/design/pct.md, "The three scores"): imp(x_i) = mean over trees of
+[Err(OOB^i) - Err(OOB)] / Err(OOB). CLUS computes it differently
+(``ClusEnsembleFeatureRanking.calculateRFimportance``): it deep-copies the training rows once
+per tree, and ``RowData.selectFrom`` hands the OOB *tuples themselves* to
 ``createRandomizedOOBdata``, which swaps the feature's values in place. The permutations are
 therefore never undone within a tree: the k-th feature of the tree, in the order
 ``getInternalAttributesNames`` lists them (depth first from a stack, the "no" child popped
