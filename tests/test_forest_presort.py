@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest
+from frcli.engines.pct.model import PCTForest
 from tests.conftest import need_kernel
 
-_forest = need_kernel("frcli._ext._forest")
-_presort = need_kernel("frcli._ext._presort")
+_forest = need_kernel("frcli._ext.pct._forest")
+_presort = need_kernel("frcli._ext.pct._presort")
 
 ARRAYS = ("feature", "threshold", "left", "right", "weight", "hstar", "depth", "p_left",
           "offset", "cats", "values")

@@ -4,7 +4,7 @@
 impurity(E) = sum_c a_c Var_known(E, c) over the clustering columns c; the weighted impurity of
 a set is Q(E) = |E| * impurity(E) ("all-examples scaling", spec-ssl-unsup A1) and a split's
 heuristic is h = Q(E) - Q(E_1) - Q(E_2). Per task only the columns and the weights a_c differ
-(frcli/engines/forest.py builds them), so every task shares this code. Three storage modes trade
+(engines/pct/columns.py builds them), so every task shares this code. Three storage modes trade
 generality for speed:
 
 * complete: h = sum_c a_c (s1_L^2/W_L + s1_R^2/W_R - s1^2/W) needs only first moments.

@@ -28,14 +28,14 @@ from libc.math cimport isnan
 
 from frcli._ext._utils cimport (intp_t, int32_t, int64_t, uint8_t, uint64_t, seed_state,
                                 rand_int, grow, Progress, progress_add, progress_slots)
-from frcli._ext._criterion cimport ClusterData
-from frcli._ext._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
+from frcli._ext.pct._criterion cimport ClusterData
+from frcli._ext.pct._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
                                    screen_init)
-from frcli._ext._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
+from frcli._ext.pct._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
                                tree_mix, tree_route, tree_to_dict, tree_realised,
                                tree_realised_free)
-from frcli._ext._presort cimport Presort, presort_init, presort_free
-from frcli._ext._presort import (presort_plan, presort_tiefree, nominal_default_rows,
+from frcli._ext.pct._presort cimport Presort, presort_init, presort_free
+from frcli._ext.pct._presort import (presort_plan, presort_tiefree, nominal_default_rows,
                                  nominal_row_lists)
 
 cnp.import_array()
@@ -474,7 +474,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     same trees, bit for bit, grown faster on large data; False = every node gathers and sorts,
     the reference path); presort_min_rows overrides ``_presort.auto_min_rows`` (tuning).
     codes, offset: (n, K) uint8 and (K,) with C == codes - offset bit for bit
-    (``frcli.engines.forest.dense_codes``): rows are read as bytes (with presort only).
+    (``frcli.engines.pct.columns.dense_codes``): rows are read as bytes (with presort only).
     """
     cdef intp_t n = Xt.shape[1], F = Xt.shape[0], K = a.shape[0], T = seeds.shape[0]
     cdef intp_t batch, b0, nb, i, j
@@ -634,7 +634,7 @@ def integer_sums(C, intp_t n):
 def bootstrap_counts(const uint64_t[::1] seeds, intp_t n):
     """(T, n) int32: how often each row is in tree t's bag, drawn exactly as ``grow_forest``
     draws it from ``seeds[t]`` (0 = out of bag). For scores computed after the forest, such as
-    CLUS's variant of the RF score (``frcli.engines.rf_clus``)."""
+    CLUS's variant of the RF score (``frcli.engines.pct.rf_clus``)."""
     cdef intp_t T = seeds.shape[0], t, i
     cdef uint64_t rng
     out = np.zeros((T, n), dtype=np.int32)
