@@ -153,23 +153,6 @@ cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const do
     return h
 
 
-cdef void sparse_move(Stats* M, const Stats* T, const ClusterData* cd, intp_t row, double w,
-                      double* A2O) noexcept nogil:
-    """Move a row from the other side (T - M) to M, keeping both sides' sum a_c s1_c^2."""
-    cdef int64_t j
-    cdef int32_t c
-    cdef double oM, oO, a
-    M.W += w
-    for j in range(cd.indptr[row], cd.indptr[row + 1]):
-        c = cd.indices[j]
-        a = cd.a[c]
-        oM = M.s1[c]
-        oO = T.s1[c] - oM
-        M.s1[c] = oM + w
-        M.A2 += a * (2.0 * oM * w + w * w)
-        A2O[0] += a * (-2.0 * oO * w + w * w)
-
-
 cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
                          double* est_out) noexcept nogil:
     """Per-column variance of a node, or the ancestor's where it cannot be estimated."""

@@ -24,7 +24,7 @@
   best h is kept while it is evaluated (``_better``, ``_offer``: no decision reads it).
 
 Speed without changing a tree (issue 16; ``tests/test_forest_presort.py`` compares every bit
-with the plain path, ``grow_forest(presort=False)``):
+with the plain path, ``GrowParams(presort=False)``):
 
 * a numeric feature's values come in order from the tree's presorted lists (``_presort``)
   while the node's segment has no tie; with a tie the node gathers and sorts itself, as the

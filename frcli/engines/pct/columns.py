@@ -31,11 +31,9 @@ import numpy as np
 
 from frcli.data.dataset import Dataset
 from frcli.data.scaling import exponents
+from frcli.engines.pct.kernels import (ERR_LABEL, ERR_NOMINAL, ERR_NUMERIC, MODE_COMPLETE,
+                                       MODE_MISSING, MODE_SPARSE01)
 from frcli.errors import ConfigError
-
-# How the kernels store the clustering columns (``_criterion.pxd``'s MODE_*): dense and
-# complete, sparse 0/1 (CSR of the ones), dense with missing values (NaN).
-MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING = 0, 1, 2
 
 @dataclass
 class ClusteringSpec:
@@ -100,7 +98,7 @@ class _Builder:
         self.cols.append(x)
         self.a.append(weight * inv)
         self.group.append(group)
-        self.kind.append(0)
+        self.kind.append(ERR_NUMERIC)
         self.bncat.append(1)
         self.alpha.append(weight * inv)
         self.bgroup.append(group)
@@ -118,7 +116,7 @@ class _Builder:
             self.cols.append(col)
             self.a.append(weight * inv)
             self.group.append(group)
-        self.kind.append(1)
+        self.kind.append(ERR_NOMINAL)
         self.bncat.append(ncat)
         self.alpha.append(weight * inv)
         self.bgroup.append(group)
@@ -130,7 +128,7 @@ class _Builder:
         self.cols.append(np.asarray(y, dtype=np.float64))
         self.a.append(a)
         self.group.append(group)
-        self.kind.append(2)
+        self.kind.append(ERR_LABEL)
         self.bncat.append(1)
         self.alpha.append(alpha)
         self.bgroup.append(group)
@@ -217,7 +215,7 @@ def clustering_spec(ds: Dataset, *, w: float | None = None, w0: float = 0.75,
     # block truths: numeric blocks compare centred values, others raw codes / labels
     truth_cols = []
     for k, kind in enumerate(b.kind):
-        if kind == 0:
+        if kind == ERR_NUMERIC:
             truth_cols.append(("centred", b.bcol[k]))
         else:
             truth_cols.append(("raw", b.truth[k]))

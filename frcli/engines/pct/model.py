@@ -13,19 +13,11 @@ from frcli.data.scaling import exponents, scale
 from frcli.engines import progress
 from frcli.engines.pct.columns import clustering_spec, dense_codes, truth_matrix
 from frcli.engines.pct.credit import genie3_raw, shared_credit
+from frcli.engines.pct.kernels import forest as _forest
+from frcli.engines.pct.kernels import tree as _tree
 from frcli.errors import ConfigError, choices_error
 
 ENSEMBLES = ("rf", "bagging", "et")
-
-
-def kernels():
-    """The PCT kernels (``frcli._ext.pct``): ``_forest`` grows, ``_tree`` predicts."""
-    try:
-        from frcli._ext.pct import _forest, _tree
-    except ImportError as e:  # pragma: no cover - a build problem, not a user error
-        raise ImportError("frcli's PCT kernels are not built; run "
-                          "'python setup.py build_ext --inplace'") from e
-    return _forest, _tree
 
 
 GENIE3_MISSING = ("clus", "known")
@@ -128,7 +120,6 @@ class PCTForest:
         ``tree_range=(a, b)`` grows only trees a..b-1 of this forest (each tree draws from its
         own seed, word t of ``SeedSequence(seed)``, so the pieces are the forest's trees; see
         ``scoring.forest_scores_sizes``)."""
-        _forest, _ = kernels()
         if rf_score and not self.bootstrap:
             raise ConfigError("the Random Forest score needs out-of-bag examples: use "
                               "bootstrap=true with extra trees (or bagging / rf)")
@@ -152,22 +143,19 @@ class PCTForest:
         # draws scale with them), so a range max - min cannot overflow
         self.x_exp_ = exponents(dataset.X, small=False)
         Xt = scale(np.ascontiguousarray(dataset.X.T), self.x_exp_, axis=0)
-        err = None
-        if rf_score:
-            err = dict(spec.blocks)
-            err["truth"] = truth_matrix(spec)
         G = len(spec.group_names)
         codes = dense_codes(spec)
-        res = _forest.grow_forest(
-            Xt, ncat, spec.C, spec.a, spec.mode, spec.indptr, spec.indices, spec.est0,
-            spec.col_group, G, seeds, mf, self.min_leaf, self.ensemble == "et",
-            self.bootstrap, keep_values, self.jobs, rf_score=rf_score, err_spec=err,
-            per_target=per_target and G > 0,
-            progress=progress.slots(len(seeds), "trees grown"),
-            random_ties=self.ties == "random",
-            share_ties=self.ties == "share",
-            genie3_missing_both=self.genie3_missing == "clus",
-            **({} if codes is None else {"codes": codes, "offset": spec.offset}))
+        cols = _forest.Columns(spec.C, spec.a, spec.mode, spec.indptr, spec.indices, spec.est0,
+                               spec.col_group, G, codes, None if codes is None else spec.offset)
+        params = _forest.GrowParams(
+            max_features=mf, min_leaf=self.min_leaf, extra=self.ensemble == "et",
+            bootstrap=self.bootstrap, keep_values=keep_values, jobs=self.jobs,
+            rf_score=rf_score, per_target=per_target and G > 0,
+            random_ties=self.ties == "random", share_ties=self.ties == "share",
+            genie3_missing_both=self.genie3_missing == "clus")
+        oob = _forest.OobErrors(truth=truth_matrix(spec), **spec.blocks) if rf_score else None
+        res = _forest.grow_forest(Xt, ncat, seeds, cols, params, oob,
+                                  progress.slots(len(seeds), "trees grown"))
         spec.raw = None              # the model keeps weights and offsets, not the data
         spec.truth_cols = []
         spec.C = spec.C[:0]
@@ -189,7 +177,6 @@ class PCTForest:
     # -- prediction --------------------------------------------------------------------
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Per-task predictions (see the class docstring) for the rows of X (n, F)."""
-        _, _tree = kernels()
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features_:
             raise ValueError(f"X must have {self.n_features_} columns")
@@ -215,7 +202,6 @@ class PCTForest:
     def prototypes(self, X: np.ndarray, trees: list | None = None) -> np.ndarray:
         """Mean prototype of every row of X over the trees (or the given ones), in the
         columns' own units."""
-        _, _tree = kernels()
         X = scale(X, getattr(self, "x_exp_", np.zeros(0, np.int64)))
         K = self.spec_.a.shape[0]
         P = _tree.predict_trees(self.trees_ if trees is None else trees,

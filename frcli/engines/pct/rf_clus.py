@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from frcli.engines.pct.model import kernels
+from frcli.engines.pct.kernels import forest as _forest
 from frcli.errors import ConfigError
 
 VARIANTS = ("thesis", "clus")
@@ -71,7 +71,6 @@ def realised_tree(tree: dict, ncat: np.ndarray) -> dict:
 def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(overall (F,), per target (T, F)) CLUS-style RF scores of a fitted ``PCTForest``
     grown with ``keep_values=True`` on ``dataset`` with bootstrapping."""
-    _forest, _ = kernels()
     if dataset.task not in ("regression", "mtr"):
         raise ConfigError(f"rf_variant=clus is CLUS's RF score for numeric targets; this is "
                           f"a {dataset.task} task: use rf_variant=thesis")

@@ -22,7 +22,6 @@ import numpy as np
 
 from frcli.data.clus_out import clus_number
 from frcli.data.dataset import Dataset
-from frcli.engines.pct.model import PCTForest
 
 MAX_DRAWN_LEAVES = 64
 
@@ -32,6 +31,8 @@ def grow_tree(dataset: Dataset, *, min_leaf: float = 2.0, w: float | None = None
     """One PCT on all of ``dataset`` (every feature at every node, no bootstrap: CLUS's
     single-tree settings), and the rows it was grown on (the labelled ones unless ``w``
     makes it semi-supervised)."""
+    from frcli.engines.pct.model import PCTForest    # the kernels load when a tree is grown
+
     ds = dataset.supervised_view("frcli tree")
     partly = ds.task != "unsupervised" and not bool(np.all(ds.labeled))
     if partly and not (w is not None and w < 1.0):
