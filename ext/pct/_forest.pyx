@@ -33,7 +33,7 @@ from frcli._ext.pct._criterion cimport (ClusterData, ERR_NUMERIC, ERR_LABEL, MOD
 from frcli._ext.pct._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
                                    screen_init)
 from frcli._ext.pct._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
-                               tree_mix, tree_route, tree_to_dict, tree_realised,
+                               tree_mix, tree_route, tree_copy, tree_realised,
                                tree_realised_free)
 from frcli._ext.pct._presort cimport Presort, presort_init, presort_free
 from frcli._ext.pct._presort import (presort_plan, presort_tiefree, nominal_default_rows,
@@ -674,7 +674,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
             if (rcs[:nb] != 0).any():
                 raise MemoryError("out of memory while growing the trees")
             for i in range(nb):          # tree order: the sums do not depend on threads
-                out_trees.append(tree_to_dict(&trees[i]))
+                out_trees.append(tree_copy(&trees[i]))
                 tree_free(&trees[i])
                 if Gp > 0:
                     sum_pt += pt[i, :Gp]
