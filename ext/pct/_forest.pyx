@@ -141,30 +141,17 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
     cdef const ErrSpec* es = &ctx.es
     cdef intp_t n = ctx.n, F = ctx.F, B = es.B, G = es.G, K = t.K
     cdef intp_t n_oob = 0, i, j, b, f, g, r, nl, row
-    cdef int32_t* oob = NULL
-    cdef int32_t* perm = NULL
-    cdef intp_t* leaf = NULL
-    cdef intp_t* stk_n = NULL
-    cdef double* stk_w = NULL
-    cdef double* buf = NULL
-    cdef double* buf2 = NULL
-    cdef double* esum = NULL
-    cdef double* nk = NULL
-    cdef double* delta = NULL
-    cdef double* gerr = NULL
-    cdef double* gden = NULL
+    # every buffer is freed at the end (NULL until allocated). rnodes/rws/roff/rlen: base
+    # routes of rows whose path splits (missing values); fstart/frows: the OOB rows whose
+    # path(s) test feature f are frows[fstart[f]:]
+    cdef int32_t *oob = NULL, *perm = NULL, *rnodes = NULL, *tnodes = NULL, *frows = NULL
+    cdef intp_t *leaf = NULL, *stk_n = NULL, *roff = NULL, *rlen = NULL, *fstart = NULL
+    cdef intp_t *stamp = NULL
+    cdef double *stk_w = NULL, *buf = NULL, *buf2 = NULL, *esum = NULL, *nk = NULL
+    cdef double *delta = NULL, *gerr = NULL, *gden = NULL, *rws = NULL, *tws = NULL
     cdef uint8_t* used = NULL
-    cdef int32_t* rnodes = NULL     # base routes of rows whose path splits (missing values)
-    cdef double* rws = NULL
     cdef intp_t cap_rn = 0, cap_rw = 0, n_r = 0, cnt
-    cdef intp_t* roff = NULL
-    cdef intp_t* rlen = NULL
-    cdef int32_t* tnodes = NULL
-    cdef double* tws = NULL
     cdef bint same
-    cdef intp_t* fstart = NULL      # OOB rows whose path(s) test feature f: frows[fstart[f]:]
-    cdef intp_t* stamp = NULL
-    cdef int32_t* frows = NULL
     cdef intp_t q, tot
     cdef const double* pb
     cdef const double* pn

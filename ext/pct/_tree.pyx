@@ -293,6 +293,21 @@ cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double
     return rc
 
 
+cdef inline intp_t _gather_side(BuildBuf* b, intp_t s, intp_t e, int want, double share,
+                                intp_t q) noexcept nogil:
+    """Append to tidx/twt, from q, the rows of [s, e) whose side is ``want`` and those that go
+    both ways (side 2) with their weight times ``share``, in row order; returns the new end."""
+    cdef intp_t p
+    cdef int side
+    for p in range(s, e):
+        side = b.side[p - s]
+        if side == want or side == 2:
+            b.tidx[q] = b.idx[p]
+            b.twt[q] = b.wt[p] if side == want else b.wt[p] * share
+            q += 1
+    return q
+
+
 cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
                 intp_t n0, const double* est0, double* pt_acc, const int32_t* col_group,
                 bint keep_values, BuildBuf* b) noexcept nogil:
@@ -481,28 +496,10 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 b.tidx[q] = b.idx[p]
                 b.twt[q] = b.wt[p]
                 q += 1 - b.side[p - s]
-        for p in range(s, e if nmiss > 0 else s):
-            side = b.side[p - s]
-            if side == 1:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p]
-                q += 1
-            elif side == 2:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p] * pr
-                q += 1
         if nmiss > 0:
+            q = _gather_side(b, s, e, 1, pr, q)
             nr = q - nmiss          # the right child is [s, s + nr + nmiss)
-        for p in range(s, e if nmiss > 0 else s):
-            side = b.side[p - s]
-            if side == 0:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p]
-                q += 1
-            elif side == 2:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p] * pl
-                q += 1
+            q = _gather_side(b, s, e, 0, pl, q)
         memcpy(b.idx + s, b.tidx, (m + nmiss) * sizeof(int32_t))
         memcpy(b.wt + s, b.twt, (m + nmiss) * sizeof(double))
         # the presorted lists follow the buffer while nodes are large (no missing values here)
