@@ -135,6 +135,24 @@ cdef intp_t _path_features(const TreeData* t, const double* x, intp_t stride, in
     return cnt
 
 
+cdef inline void _index_pass(const Ctx* ctx, const TreeData* t, const int32_t* oob,
+                             intp_t n_oob, intp_t* stk_n, intp_t* stamp, int32_t* tnodes,
+                             intp_t* fstart, int32_t* frows) noexcept nogil:
+    """One pass of the counting sort feature -> the OOB rows whose path(s) test it: with
+    frows NULL, count them into fstart[f + 1]; else place row j at frows[fstart[f]++]."""
+    cdef intp_t f, j, i, cnt
+    for f in range(ctx.F):
+        stamp[f] = -1
+    for j in range(n_oob):
+        cnt = _path_features(t, ctx.Xt + oob[j], ctx.n, stk_n, stamp, j, tnodes)
+        for i in range(cnt):
+            if frows == NULL:
+                fstart[tnodes[i] + 1] += 1
+            else:
+                frows[fstart[tnodes[i]]] = <int32_t>j
+                fstart[tnodes[i]] += 1
+
+
 cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, uint64_t* rng,
                      double* rf_acc, double* rf_pt, int* zero_err) noexcept nogil:
     """Add this tree's permutation-score terms to rf_acc (F) and rf_pt (G, F)."""
@@ -243,12 +261,7 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
             if fstart == NULL or stamp == NULL:
                 rc = -2
             else:
-                for f in range(F):
-                    stamp[f] = -1
-                for j in range(n_oob):
-                    cnt = _path_features(t, ctx.Xt + oob[j], n, stk_n, stamp, j, tnodes)
-                    for i in range(cnt):
-                        fstart[tnodes[i] + 1] += 1
+                _index_pass(ctx, t, oob, n_oob, stk_n, stamp, tnodes, fstart, NULL)
                 for f in range(F):
                     fstart[f + 1] += fstart[f]
                 tot = fstart[F]
@@ -256,13 +269,7 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
                 if frows == NULL:
                     rc = -2
                 else:
-                    for f in range(F):
-                        stamp[f] = -1
-                    for j in range(n_oob):
-                        cnt = _path_features(t, ctx.Xt + oob[j], n, stk_n, stamp, j, tnodes)
-                        for i in range(cnt):
-                            frows[fstart[tnodes[i]]] = <int32_t>j
-                            fstart[tnodes[i]] += 1
+                    _index_pass(ctx, t, oob, n_oob, stk_n, stamp, tnodes, fstart, frows)
                     for f in range(F, 0, -1):      # shift back: fstart[f] = start of f
                         fstart[f] = fstart[f - 1]
                     fstart[0] = 0

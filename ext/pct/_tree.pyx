@@ -293,6 +293,25 @@ cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double
     return rc
 
 
+cdef inline void _push_child(BuildBuf* b, intp_t at, intp_t start, intp_t end, intp_t node,
+                             const StackRec* rec, int is_left, int ps_child, intp_t nmiss,
+                             const Stats* stats, const double* node_est, intp_t K,
+                             intp_t SW) noexcept nogil:
+    """Stack entry ``at``: the child of ``node`` holding rows [start, end), with its side's
+    sums when no row went both ways (then they are exact) and the node's estimates."""
+    b.stack[at].start = start
+    b.stack[at].end = end
+    b.stack[at].parent = node
+    b.stack[at].depth = rec.depth + 1
+    b.stack[at].is_left = is_left
+    b.stack[at].ps_ok = ps_child
+    b.stack[at].has_tot = nmiss == 0
+    b.stack[at].exact_w = rec.exact_w and nmiss == 0
+    if nmiss == 0:
+        _stats_save(b.spool + at * SW, stats, K)
+    memcpy(b.pool + at * 2 * K, node_est, 2 * K * sizeof(double))
+
+
 cdef inline intp_t _gather_side(BuildBuf* b, intp_t s, intp_t e, int want, double share,
                                 intp_t q) noexcept nogil:
     """Append to tidx/twt, from q, the rows of [s, e) whose side is ``want`` and those that go
@@ -513,29 +532,11 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 or grow(<void**>&b.pool, &b.cap_pool, (n_stack + 2) * 2 * K + 1, sizeof(double))
                 or grow(<void**>&b.spool, &b.cap_spool, (n_stack + 2) * SW, sizeof(double))):
             return -1
-        b.stack[n_stack].start = s
-        b.stack[n_stack].end = s + nr + nmiss
-        b.stack[n_stack].parent = node
-        b.stack[n_stack].depth = rec.depth + 1
-        b.stack[n_stack].is_left = 0
-        b.stack[n_stack].ps_ok = ps_child
-        b.stack[n_stack].has_tot = nmiss == 0
-        b.stack[n_stack].exact_w = rec.exact_w and nmiss == 0
-        if nmiss == 0:
-            _stats_save(b.spool + n_stack * SW, &b.R, K)
-        memcpy(b.pool + n_stack * 2 * K, node_est, 2 * K * sizeof(double))
+        _push_child(b, n_stack, s, s + nr + nmiss, node, &rec, 0, ps_child, nmiss, &b.R,
+                    node_est, K, SW)
         n_stack += 1
-        b.stack[n_stack].start = s + nr + nmiss
-        b.stack[n_stack].end = e + nmiss
-        b.stack[n_stack].parent = node
-        b.stack[n_stack].depth = rec.depth + 1
-        b.stack[n_stack].is_left = 1
-        b.stack[n_stack].ps_ok = ps_child
-        b.stack[n_stack].has_tot = nmiss == 0
-        b.stack[n_stack].exact_w = rec.exact_w and nmiss == 0
-        if nmiss == 0:
-            _stats_save(b.spool + n_stack * SW, &b.L, K)
-        memcpy(b.pool + n_stack * 2 * K, node_est, 2 * K * sizeof(double))
+        _push_child(b, n_stack, s + nr + nmiss, e + nmiss, node, &rec, 1, ps_child, nmiss,
+                    &b.L, node_est, K, SW)
         n_stack += 1
     return 0
 
