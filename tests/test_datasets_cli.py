@@ -121,3 +121,25 @@ def test_fetch_errors(server, tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "HTTP 404" in err and "mtr/ghost.arff" in err
     assert not (tmp_path / "d" / "mtr" / "ghost.arff").exists()
+
+
+@needs_shared
+def test_fetch_without_mirror_finds_the_shared_folder(tmp_path, capsys, monkeypatch):
+    """`frcli datasets fetch atp1d`, as the README shows it: no mirror is needed for a set
+    that a data root already holds; the command says where it is and downloads nothing."""
+    monkeypatch.delenv("FRCLI_DATA_MIRROR", raising=False)
+    monkeypatch.delenv("FRCLI_DATA_ROOTS", raising=False)
+    before = sorted(p for p in (REPO / "datasets").rglob("atp1d*"))
+    assert main(["datasets", "fetch", "atp1d"]) == 0
+    out = capsys.readouterr().out
+    assert "atp1d: mtr/atp1d.arff present in" in out and "shared" in out
+    assert "nothing to download" in out
+    assert sorted(p for p in (REPO / "datasets").rglob("atp1d*")) == before
+    # a set in no root still needs a mirror, and the error names the file
+    cat = tmp_path / "cat.yaml"
+    cat.write_text("roots: [.]\ndatasets:\n  ghost:\n    group: mtr\n    task: mtr\n"
+                   "    data: mtr/ghost.arff\n    targets: last:1\n")
+    monkeypatch.setenv("FRCLI_CATALOG", str(cat))
+    assert main(["datasets", "fetch", "ghost"]) == 2
+    err = capsys.readouterr().err
+    assert "no mirror for ghost: mtr/ghost.arff" in err and "--mirror" in err
