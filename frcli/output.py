@@ -63,7 +63,7 @@ def to_csv(ranking: Ranking, sort: str = "rank") -> str:
     return "\n".join(head + _csv_rows(ranking, sort)) + "\n"
 
 
-def _json_doc(ranking: Ranking, sort: str) -> dict:
+def _json_doc(ranking: Ranking, sort: str, dataset_name: str = "") -> dict:
     doc = ranking.to_dict()        # its "features" list is in data-set order
     order = row_order(ranking, sort)
     doc["features"] = [doc["features"][i] for i in order]
@@ -71,13 +71,16 @@ def _json_doc(ranking: Ranking, sort: str) -> dict:
         st = ranking.stability.to_dict(ranking.feature_names)
         st["features"] = [st["features"][i] for i in order]
         doc["stability"] = st
+    if dataset_name:
+        doc["dataset"] = dataset_name
     return doc
 
 
-def to_json(rankings: Sequence[Ranking], sort: str = "rank") -> str:
+def to_json(rankings: Sequence[Ranking], sort: str = "rank", dataset_name: str = "") -> str:
     """One object (a single ranking) or ``{"rankings": [...]}`` for a grid; each ranking's
-    ``features`` list by rank (or in data-set order)."""
-    docs = [_json_doc(r, sort) for r in rankings]
+    ``features`` list by rank (or in data-set order), and its stability analysis when it
+    has one (``frcli report RANKING.json`` draws it)."""
+    docs = [_json_doc(r, sort, dataset_name) for r in rankings]
     payload = docs[0] if len(docs) == 1 else {"rankings": docs}
     from frcli.jsonio import dumps    # NaN/inf as null: the output stays JSON
 
@@ -243,7 +246,7 @@ def render(rankings: Sequence[Ranking], fmt: str, *, which: int | None = 0,
     one .fimp block per method (CLUS writes one file each), and a ``method`` column in the
     CSV."""
     if fmt == "json":
-        return to_json(rankings if which is None else [rankings[which]], sort)
+        return to_json(rankings if which is None else [rankings[which]], sort, dataset_name)
     if fmt == "fimp":
         chosen = rankings if which is None else [rankings[which]]
         return "\n".join(to_fimp(g, dataset_name) for _, g in by_method(chosen))

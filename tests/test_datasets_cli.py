@@ -55,9 +55,15 @@ def test_info_errors(capsys, tmp_path):
     assert "unknown target attribute 'nope'" in capsys.readouterr().err
     assert main(["datasets", "info", "synth-mtr", "--targets", "1", "--json"]) == 0
     assert '"task": "regression"' in capsys.readouterr().out
-    assert main(["datasets", "info", str(f)]) == 0  # no targets: described as unsupervised
+    assert main(["datasets", "info", str(f)]) == 0  # a catalog file: the catalog's targets
     captured = capsys.readouterr()
-    assert "unsupervised" in captured.out and "features  15 (13 numeric" in captured.out
+    assert "mtr" in captured.out and "t1, t2, t3" in captured.out
+    assert "is the catalog data set 'synth-mtr'" in captured.err
+    csv = tmp_path / "plain.csv"
+    csv.write_text("a,b,c\n" + "".join(f"{i},{i % 3},{i * 2}\n" for i in range(30)))
+    assert main(["datasets", "info", str(csv)]) == 0  # no targets: described as unsupervised
+    captured = capsys.readouterr()
+    assert "unsupervised" in captured.out and "features  3 (3 numeric" in captured.out
     assert "no targets given" in captured.err
 
 

@@ -91,7 +91,7 @@ RANK_CASES = [
     (["ok.arff", "--targets", "last:0"], ["last:0", "ok.arff"]),
     (["ok.arff", "--targets", "last:999"], ["last:999", "ok.arff"]),
     (["ok.arff", "--targets", "9-12"], ["out of range"]),
-    (["ok.arff"], ["no targets", "--targets"]),
+    (["ok.csv"], ["no targets", "--targets last:1", "CSV"]),   # an ARFF's last attribute
     (["ok.arff", "--labels", "missing.xml"], ["missing.xml", "not found"]),
     (["ok.arff", "--labels", "bad.xml"], ["bad.xml", "Mulan"]),
     (["ok.arff", "--labels", "unk.xml"], ["'zz'", "unk.xml"]),

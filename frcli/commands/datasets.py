@@ -187,8 +187,8 @@ def info_cmd(
         if p.exists() or p.suffix.lower() in (".arff", ".csv", ".tsv", ".txt"):
             from frcli.data.load import NoTargetsError
 
-            try:
-                ds = load_dataset(p, **opts)
+            try:     # as frcli rank reads it (a catalog file's targets, an ARFF's last)
+                ds = C.open_data(p, **opts) if p.exists() else load_dataset(p, **opts)
             except NoTargetsError:  # describe it anyway, as all-features data
                 ds = load_dataset(p, **dict(opts, task="unsupervised"))
                 warnings.warn("no targets given or declared: shown as unsupervised "

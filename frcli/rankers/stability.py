@@ -85,6 +85,7 @@ class Stability:
                 f"{_num(self.spearman)}, mean FUJI of the top {self.top_k} {_num(self.fuji)}")
 
     def to_dict(self, feature_names: list[str]) -> dict[str, Any]:
+        """JSON-ready; each feature's entry holds its rank in every run."""
         lo, hi = self.interval
         return {
             "runs": self.runs, "resample": self.resample, "fraction": self.fraction,
@@ -92,20 +93,22 @@ class Stability:
             "spearman": _nan_none(self.spearman), "fuji": _nan_none(self.fuji),
             "seconds": self.seconds,
             "features": [{"feature": f, "mean_rank": float(m), "rank_low": int(a),
-                          "rank_high": int(b)}
-                         for f, m, a, b in zip(feature_names, self.mean_rank, lo, hi)],
-            "ranks": self.ranks.tolist(),
+                          "rank_high": int(b), "ranks": col.tolist()}
+                         for f, m, a, b, col in zip(feature_names, self.mean_rank, lo, hi,
+                                                    self.ranks.T)],
         }
 
     @classmethod
-    def from_dict(cls, doc: Mapping[str, Any]) -> "Stability":
-        """Back from ``to_dict`` (a ranking file's ``stability``)."""
+    def from_dict(cls, doc: Mapping[str, Any], feature_names: list[str]) -> "Stability":
+        """Back from ``to_dict`` (a ranking file's ``stability``), its columns in the order
+        of ``feature_names``."""
         try:
-            ranks = np.asarray(doc["ranks"], dtype=np.int64)
+            by_name = {f["feature"]: f["ranks"] for f in doc["features"]}
+            ranks = np.array([by_name[f] for f in feature_names], dtype=np.int64).T
             return cls(runs=int(doc["runs"]), resample=str(doc["resample"]),
                        fraction=float(doc["fraction"]), seeds=list(doc["seeds"]),
-                       ranks=ranks, top_k=int(doc["top_k"]),
-                       spearman=_none_nan(doc.get("spearman")),
+                       ranks=ranks.reshape(int(doc["runs"]), len(feature_names)),
+                       top_k=int(doc["top_k"]), spearman=_none_nan(doc.get("spearman")),
                        fuji=_none_nan(doc.get("fuji")), seconds=float(doc.get("seconds", 0)))
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"a ranking file's 'stability' is incomplete or malformed ({e})"
