@@ -308,3 +308,35 @@ def test_api_round_trip_of_a_ranking_with_stability():
     back = Stability.from_dict(doc["stability"], names)
     order = [r.feature_names.index(n) for n in names]
     assert (back.ranks == r.stability.ranks[:, order]).all()
+
+
+def test_ranking_report_renders_in_a_headless_browser(tmp_path):
+    """The ranking page in chromium, as the experiment report is checked: the figure appears
+    in its frame with something drawn in it."""
+    import subprocess
+
+    from PIL import Image
+
+    from frcli.stats.report import FIGURE_BORDER
+    from tests.test_report import _chromium, _frames
+
+    chromium = _chromium()
+    out = tmp_path / "ranking.json"
+    assert main(["rank", "synth-mtr", "-p", "trees=10", "--stability", "3", "-o",
+                 str(out)]) == 0
+    assert main(["report", str(out)]) == 0
+    shot = tmp_path / "page.png"
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+           "--no-first-run", "--disable-extensions", "--mute-audio",
+           f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,2400",
+           f"--screenshot={shot}", (tmp_path / "ranking.html").resolve().as_uri()]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0 and shot.exists(), res.stderr[-2000:]
+    im = np.asarray(Image.open(shot).convert("RGB"))
+    rgb = tuple(int(FIGURE_BORDER[i:i + 2], 16) for i in (1, 3, 5))
+    frames, _ = _frames(im, rgb)
+    assert len(frames) == 1
+    top, bottom, left, right = frames[0]
+    inside = im[top:bottom, left:right]
+    assert inside.shape[0] > 300 and inside.shape[1] > 900     # the three panels, readable
+    assert 0.002 < (inside < 100).all(axis=2).mean() < 0.3
