@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from frcli.commands import datasets, experiment, rank, report, results, stats, tree
+from frcli.commands import datasets, experiment, mex, rank, report, results, stats, tree
 
 app = typer.Typer(
     name="frcli",
@@ -28,6 +28,7 @@ results.register(app)
 stats.register(app)
 report.register(app)
 tree.register(app)
+mex.register(app)
 
 
 def _show_version(value: bool) -> None:
