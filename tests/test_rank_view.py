@@ -94,7 +94,7 @@ def test_header_shows_the_parameters_that_apply(capsys):
     assert "w0=" not in head and "w=" not in head and "trees=5" in head
 
 
-# -- item 10: an ARFF file's last attribute ---------------------------------------------------------
+# -- item 10: an ARFF file's last attribute ------------------------------------------------
 def _arff(path: Path, last: str = "@attribute class {a,b}") -> Path:
     rng = np.random.default_rng(1)
     lines = ["@relation r", "@attribute x1 numeric", "@attribute x2 numeric", last, "@data"]
@@ -131,7 +131,7 @@ def test_arff_without_targets_takes_its_last_attribute(tmp_path, capsys):
     assert json.loads(out)["meta"]["task"] == "mtr"
 
 
-# -- item 6: --jobs -----------------------------------------------------------------------------------
+# -- item 6: --jobs --------------------------------------------------------------------------
 def test_jobs_means_one_thing_in_every_command():
     import typer
 

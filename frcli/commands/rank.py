@@ -224,8 +224,9 @@ def _stability(dataset, method: str, params: dict, runs: int, resample: str, see
 
     what = (f"{SUBSAMPLE:.1%} of the rows and a new seed each" if resample == "rows"
             else "every row, a new seed each")
+    more = runs * seconds
     typer.echo(f"stability: {runs} more rankings ({what}); one took {seconds:.1f} s, so "
-               f"about {runs * seconds:.0f} s more at most", err=True)
+               f"about {more:.{1 if more < 10 else 0}f} s more at most", err=True)
     show = progress is True or (progress is None and sys.stderr.isatty())
 
     def step(i: int, n: int) -> None:
