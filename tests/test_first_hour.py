@@ -142,7 +142,7 @@ def test_rank_header_is_the_full_label_and_never_cut(capsys):
     assert main(["rank", "synth-mtr", "--method", "genie3-rf", "-p", "trees=5"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert head == ("# genie3-rf(trees=5, max_features=sqrt, min_leaf=2, bootstrap=true, "
-                    "ties=first, genie3_scale=normalised, genie3_missing=clus)")
+                    "ties=share, genie3_scale=normalised, genie3_missing=clus)")
     assert main(["rank", "synth-ssl-mtr", "--semi-supervised", "--method", "relief",
                  "-p", "influence=fixed"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
