@@ -183,7 +183,8 @@ def _fmt(v: float) -> str:
 
 
 def save_figure(fig, path) -> str:
-    """Write ``fig`` to ``path`` (PNG at 150 dpi, or PDF/SVG by the suffix)."""
+    """Write ``fig`` to ``path`` (PNG at 150 dpi, or PDF/SVG by the suffix), without its
+    empty margins."""
     from pathlib import Path
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -191,7 +192,10 @@ def save_figure(fig, path) -> str:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=150 if path.suffix.lower() == ".png" else None, facecolor="white")
+    # cropped to what is drawn: the margins are sized for the longest names and rotated
+    # target names, which most rankings do not have
+    fig.savefig(path, dpi=150 if path.suffix.lower() == ".png" else None, facecolor="white",
+                bbox_inches="tight", pad_inches=0.15)
     return str(path)
 
 
