@@ -340,3 +340,27 @@ def test_ranking_report_renders_in_a_headless_browser(tmp_path):
     inside = im[top:bottom, left:right]
     assert inside.shape[0] > 300 and inside.shape[1] > 900     # the three panels, readable
     assert 0.002 < (inside < 100).all(axis=2).mean() < 0.3
+
+
+def test_bad_destinations_are_said_before_any_work(tmp_path, capsys):
+    """A --plot or --output path that cannot be written fails in one line, before the
+    ranking is computed (nothing printed, nothing lost), and a grid's plot says which
+    ranking it draws."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    for opt, name in (("--plot", "r.png"), ("--output", "r.csv")):
+        assert main(["rank", "synth-mtr", "-p", "trees=5", opt,
+                     str(blocker / "sub" / name)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1
+        assert f"{blocker} is a file, not a folder" in err
+    assert main(["rank", "synth-mtr", "-p", "trees=5", "-f", "csv", "-o", str(tmp_path)]) == 2
+    assert "is a folder; give a file name" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json: no such file" in capsys.readouterr().err
+    png = tmp_path / "deep" / "grid.png"           # a new folder is made
+    assert main(["rank", "synth-mtr", "-p", "trees=5,10", "--which", "all", "--plot",
+                 str(png)]) == 0
+    err = capsys.readouterr().err
+    assert "--plot draws one ranking, number 0" in err and "trees=5" in err
+    assert png.is_file()

@@ -136,6 +136,9 @@ def register(app: typer.Typer) -> None:
                 raise ConfigError(f"--stability {stability}: give 2..{MAX_RUNS} runs")
             if resample not in RESAMPLES:
                 raise ConfigError(f"--resample {resample!r}; allowed: {', '.join(RESAMPLES)}")
+        for dest in (output, plot):    # before any work, so a bad path loses nothing
+            if dest is not None:
+                _check_destination(dest)
         from frcli.api import rank_all
 
         dataset = _data.load_data(path, _data.DataOptions(
@@ -195,7 +198,33 @@ def register(app: typer.Typer) -> None:
         if stability is not None and output is not None:
             typer.echo(rankings[0].stability.summary(), err=True)   # the table shows it
         if plot is not None:
+            if index is None and len(rankings) > 1:
+                from frcli.rankers.labels import labels as method_labels
+
+                typer.echo(f"note: --plot draws one ranking, number 0, "
+                           f"{method_labels([(r.method, r.params) for r in rankings])[0]}; "
+                           f"--which N draws another", err=True)
             _plot(rankings[0 if index is None else index], plot, dataset)
+
+
+def _check_destination(path: Path) -> None:
+    """``path``'s folder exists (made if need be) and takes files: said now, in one line,
+    rather than after the ranking has been computed."""
+    import os
+
+    from frcli.errors import UserError
+
+    if path.is_dir():
+        raise UserError(f"{path} is a folder; give a file name")
+    blocking = next((p for p in path.parents if p.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        raise UserError(f"{path}: {blocking} is a file, not a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"{path}: cannot make its folder ({e.strerror or e})") from None
+    if not os.access(path.parent, os.W_OK):
+        raise UserError(f"{path}: its folder {path.parent} is not writable")
 
 
 def _check_sort(sort: str | None, fmt: str) -> str:

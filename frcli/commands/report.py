@@ -33,6 +33,9 @@ def register(app: typer.Typer) -> None:
 
         if not 0.0 < alpha < 1.0:
             raise ConfigError(f"--alpha must be in (0, 1), got {alpha}")
+        if results.suffix.lower() == ".json" and not results.exists():
+            raise UserError(f"{results}: no such file (a ranking file is written by "
+                            "frcli rank DATA -o ranking.json)")
         if results.is_file() and results.suffix.lower() == ".json":
             from frcli.stats.ranking_report import write as write_ranking
 
