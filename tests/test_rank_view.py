@@ -179,6 +179,10 @@ def test_stability_resamples():
     # Relief over every row does not depend on the seed: the runs are all alike
     st = frcli.rank((X, Y), "relief", stability=3, resample="seeds").stability
     assert st.identical and st.spearman == pytest.approx(1.0) and st.fraction == 1.0
+    assert "the method does not depend on the seed on the same rows" in st.summary()
+    # a constant ranking is the same on every subsample: the rows did vary, and it says so
+    st = frcli.rank((X, Y), "uniform", stability=3).stability
+    assert st.identical and st.summary().endswith("; every run gave the same ranking")
     with pytest.raises(ConfigError, match="2..1000 runs"):
         frcli.rank((X, Y), "relief", stability=1)
 

@@ -99,7 +99,7 @@ class ReliefRanker(Ranker):
               applies_to=("unsupervised",)),
         Param("influence", parse_choice("auto", "fixed"), "auto",
               "SSL-Relief: auto = choose influence_far/near (and neighbours=auto) by "
-              "internal 4-fold CV over the P-ML grid, (0, 0) = supervised Relief; fixed = "
+              "internal 4-fold CV over P-ML's grid, (0, 0) = supervised Relief; fixed = "
               "use influence_far/near",
               applies_to=("semi-supervised",)),
         # spec-ssl-unsup §3.2 calls these w0 and w1; renamed so they are not confused with

@@ -81,8 +81,11 @@ class Stability:
         """One line: how many runs of what, and how much they agree."""
         what = (f"{self.fraction:.1%} of the rows and a new seed each" if self.resample == "rows"
                 else "every row, a new seed each")
-        same = ("; every run gave the same ranking: the method does not depend on the seed "
-                "on the same rows (--resample rows varies the rows)" if self.identical else "")
+        same = ""
+        if self.identical:      # on the same rows, only the seed varied
+            same = ("; every run gave the same ranking" + (
+                ": the method does not depend on the seed on the same rows (--resample rows "
+                "varies the rows)" if self.resample == "seeds" else ""))
         return (f"stability over {self.runs} runs ({what}): mean Spearman "
                 f"{_num(self.spearman)}, mean FUJI of the top {self.top_k} {_num(self.fuji)}"
                 + same)
