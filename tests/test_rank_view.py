@@ -255,6 +255,10 @@ def test_figure_is_readable_at_30_and_3000_features():
     labels = [t.get_text() for t in f3000.axes[0].get_yticklabels()]
     assert max(map(len, labels)) <= 32 and any("…" in t for t in labels)
     assert _no_overlaps(f30) and _no_overlaps(f3000)
+    # a heading of several lines (a relational method's parameters) keeps clear of the panels
+    long = ranking_figure(small, title="data: method(" + ", ".join(
+        f"parameter_{i}=value_{i}" for i in range(14)) + ")")
+    assert long._suptitle.get_text().count("\n") >= 2 and _no_overlaps(long)
 
 
 def _no_overlaps(fig) -> bool:
@@ -270,6 +274,11 @@ def _no_overlaps(fig) -> bool:
             for a, b in zip(boxes, boxes[1:]):
                 if a.overlaps(b):
                     return False
+    heading = fig._suptitle.get_window_extent(r) if fig._suptitle is not None else None
+    for ax in fig.axes:
+        if heading is not None and ax.title.get_text() and \
+                ax.title.get_window_extent(r).overlaps(heading):
+            return False
     panels = [ax.get_tightbbox(r) for ax in fig.axes if ax.get_label() != "<colorbar>"]
     main_axes = [ax.get_window_extent(r) for ax in fig.axes[:2]]
     return not main_axes[0].overlaps(main_axes[1]) and bool(panels)

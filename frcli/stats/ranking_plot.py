@@ -19,6 +19,7 @@ start and the end of a name usually tell features apart).
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Sequence
 
 import numpy as np
@@ -94,13 +95,19 @@ def ranking_figure(ranking: Ranking, *, top: int = TOP, title: str | None = None
         if heat else []
     col_in = 0.075 * max([len(t) for t in (tlabels[j] for j in cols)] + [6]) if heat else 0.0
     bottom_in = max(col_in + 0.2, 0.55) + 0.3     # x labels, rotated target names, the note
-    height = 0.24 * k + 0.9 + bottom_in
     right_in = 1.0 if heat else 0.25                # the colour bar and its label
-    fig = Figure(figsize=(label_in + sum(widths) + 0.5 * len(widths) + right_in, height))
+    width = label_in + sum(widths) + 0.5 * len(widths) + right_in
+    label = header_label(ranking.method, ranking.params, task,
+                         bool(ranking.meta.get("semi_supervised")))
+    heading = textwrap.fill(title or label, width=int(width * 11), break_on_hyphens=False)
+    lines = heading.count("\n") + 1
+    top_in = 0.5 + 0.15 * lines                      # the heading, then the panel titles
+    height = 0.24 * k + 0.1 + top_in + bottom_in
+    fig = Figure(figsize=(width, height))
     gs = fig.add_gridspec(1, len(widths), width_ratios=widths,
                           left=label_in / fig.get_figwidth(),
                           right=1 - right_in / fig.get_figwidth(),
-                          top=1 - 0.8 / height, bottom=bottom_in / height,
+                          top=1 - top_in / height, bottom=bottom_in / height,
                           wspace=0.08 + (0.12 if heat else 0.0))
     y = np.arange(k)
 
@@ -158,13 +165,7 @@ def ranking_figure(ranking: Ranking, *, top: int = TOP, title: str | None = None
         cb.ax.tick_params(labelsize=7)
         cb.set_label("importance / the target's largest", fontsize=7)
 
-    label = header_label(ranking.method, ranking.params, task,
-                         bool(ranking.meta.get("semi_supervised")))
-    import textwrap
-
-    heading = textwrap.fill(title or label, width=int(fig.get_figwidth() * 11),
-                            break_on_hyphens=False)
-    fig.suptitle(heading, fontsize=10 if "\n" not in heading else 9, x=0.5,
+    fig.suptitle(heading, fontsize=10 if lines == 1 else 9, x=0.5,
                  y=1 - 0.12 / height, va="top")
     notes = []
     if k < n:
