@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -304,6 +305,16 @@ def test_report_of_a_ranking_file(tmp_path, capsys):
     (r,), name = read_rankings(out)
     assert name == "synth-mtr" and r.stability.ranks.shape == (3, 12)
     assert r.per_target.shape == (3, 12) and r.meta["task"] == "mtr"
+    # a grid's page: a section per ranking, named by what differs, as every view names them
+    grid = tmp_path / "grid.json"
+    assert main(["rank", "synth-mtr", "-p", "trees=5,10", "--which", "all", "-o",
+                 str(grid)]) == 0
+    assert main(["report", str(grid)]) == 0
+    html = (tmp_path / "grid.html").read_text()
+    heads = re.findall(r"<h2>([^<]*)</h2>", html)
+    assert [h.split(",")[0] for h in heads] == ["genie3(trees=5", "genie3(trees=10"], heads
+    assert html.count("<img ") == 2 and "ties=share" not in "".join(heads)
+    capsys.readouterr()
     bad = tmp_path / "bad.json"
     bad.write_text('{"x": 1}')
     assert main(["report", str(bad)]) == 2

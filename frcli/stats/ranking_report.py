@@ -72,13 +72,14 @@ def _per_target(per: Any, names: list[str]) -> tuple[np.ndarray | None, list[str
 
 def build(path: str | Path) -> str:
     rankings, dataset = read_rankings(path)
-    from frcli.rankers.labels import header_label
+    from frcli.rankers.labels import labels
 
-    sections = []
-    for i, r in enumerate(rankings):
-        label = header_label(r.method, r.params, r.meta.get("task"),
-                             bool(r.meta.get("semi_supervised")))
-        sections.append((f"r{i}", label if len(rankings) > 1 else "Ranking", _section(r)))
+    # several rankings (a grid, several methods): each section is named as every other view
+    # names a method, by what differs among them; its figure's heading and its Parameters
+    # list say the rest
+    names = labels([(r.method, r.params) for r in rankings]) if len(rankings) > 1 \
+        else ["Ranking"]
+    sections = [(f"r{i}", name, _section(r)) for i, (name, r) in enumerate(zip(names, rankings))]
     title = f"{dataset}: ranking" if dataset else Path(path).name
     head = (f"{len(rankings[0].feature_names):,} features" +
             (f"; task {rankings[0].meta['task']}" if rankings[0].meta.get("task") else "") +
