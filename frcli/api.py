@@ -196,7 +196,7 @@ def rank(data: Any, method: str = DEFAULT_METHOD, *, stability: int | None = Non
     ``"rows"``, 63.2 % of the rows without replacement and a new seed; ``"seeds"``, every
     row and a new seed), at the cost of about N more rankings; the returned ranking (of every
     row, with ``seed``) then carries ``ranking.stability``
-    (``frcli.rankers.stability.Stability``): each feature's mean rank and 90 % interval, and
+    (``frcli.stats.stability.Stability``): each feature's mean rank and 90 % interval, and
     the runs' agreement (mean Spearman, mean FUJI of the top 10).
     """
     loader = {k: kwargs.pop(k) for k in LOAD_OPTIONS if k in kwargs}
@@ -215,8 +215,8 @@ def rank_stability(data: Any, method: str = DEFAULT_METHOD, *, runs: int,
                    progress=None, **kwargs: Any):
     """The stability runs of ``frcli.rank(..., stability=runs)`` alone (what ``frcli rank
     --stability`` calls after the ranking, to say first what they cost): a
-    ``frcli.rankers.stability.Stability``. ``kwargs`` as for ``rank_all``."""
-    from frcli.rankers.stability import stability
+    ``frcli.stats.stability.Stability``. ``kwargs`` as for ``rank_all``."""
+    from frcli.stats.stability import stability
 
     loader = {k: kwargs.pop(k) for k in LOAD_OPTIONS if k in kwargs}
     dataset = _as_dataset(data, **loader)

@@ -171,7 +171,7 @@ def test_stability_puts_the_planted_features_first_and_narrowest(method, params)
 
 
 def test_stability_resamples():
-    from frcli.rankers.stability import SUBSAMPLE, subsample
+    from frcli.stats.stability import SUBSAMPLE, subsample
 
     X, Y, _ = planted()
     rows = subsample(200, 7)
@@ -323,7 +323,7 @@ def test_report_of_a_ranking_file(tmp_path, capsys):
 
 def test_api_round_trip_of_a_ranking_with_stability():
     from frcli.output import to_json
-    from frcli.rankers.stability import Stability
+    from frcli.stats.stability import Stability
 
     X, Y, names = planted()
     r = frcli.rank((X, Y), "relief", stability=3)
@@ -377,9 +377,9 @@ def test_bad_destinations_are_said_before_any_work(tmp_path, capsys):
                      str(blocker / "sub" / name)]) == 2
         out, err = capsys.readouterr()
         assert out == "" and err.count("\n") == 1
-        assert f"{blocker} is a file, not a folder" in err
+        assert f"{blocker} is a file, not a directory" in err
     assert main(["rank", "synth-mtr", "-p", "trees=5", "-f", "csv", "-o", str(tmp_path)]) == 2
-    assert "is a folder; give a file name" in capsys.readouterr().err
+    assert "is a directory; give a file name" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "missing.json")]) == 2
     assert "missing.json: no such file" in capsys.readouterr().err
     png = tmp_path / "deep" / "grid.png"           # a new folder is made

@@ -112,6 +112,13 @@ RANK_CASES = [
      ["adir.arff", "directory"]),
     (["ok.arff", "--targets", "last:1", "-o", "r.xlsx"], ["r.xlsx", "--format"]),
     (["nosuchname"], ["nosuchname", "catalog"]),
+    # --plot and --stability: said before the ranking is computed
+    (["ok.arff", "--plot", "ok.arff/nope/r.png"], ["ok.arff", "not a directory"]),
+    (["ok.arff", "--plot", "r.jpg"], ["r.jpg", ".png"]),
+    (["ok.arff", "--stability", "1"], ["--stability 1", "2..1000"]),
+    (["ok.arff", "--stability", "3", "--resample", "cols"], ["'cols'", "rows, seeds"]),
+    (["ok.arff", "--stability", "3", "-p", "trees=5,10"], ["one method"]),
+    (["ok.arff", "--sort", "name"], ["'name'", "rank, columns"]),
     # were accepted silently (duplicate sparse entries, inf/nan parsed by Python's float) or
     # crashed an engine (zero rows: relief's ValueError), or gave 'need 1 <= N < 1'
     (["zerorows.arff", "--targets", "last:1", "--method", "relief"], ["zerorows.arff", "rows"]),
@@ -378,11 +385,11 @@ def test_constant_and_all_missing_columns_warn_in_one_line(files, capsys, method
 
 
 @pytest.mark.parametrize("method", ["relief", "genie3-rf"])
-def test_engines_on_degenerate_columns_give_finite_importances(files, capsys, method):
+def test_engines_on_degenerate_columns_give_finite_importances(files, capsys, method, need):
     from frcli.rankers import registry
 
     if not registry.available(method):
-        pytest.skip(f"{method} engine not built")
+        need.missing(f"the {method} engine", "its kernel is not built (make build)")
     (files / "d.arff").write_text(DEGENERATE)
     assert main(["rank", "d.arff", "--targets", "last:1", "--semi-supervised", "--method",
                  method, "--format", "csv", "-p", "trees=5" if method != "relief"

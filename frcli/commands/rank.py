@@ -130,7 +130,7 @@ def register(app: typer.Typer) -> None:
         if plot is not None and plot.suffix.lower() not in PLOT_SUFFIXES:
             raise ConfigError(f"--plot {plot}: give a {', '.join(PLOT_SUFFIXES)} file")
         if stability is not None:
-            from frcli.rankers.stability import MAX_RUNS, RESAMPLES
+            from frcli.stats.stability import MAX_RUNS, RESAMPLES
 
             if not 2 <= stability <= MAX_RUNS:
                 raise ConfigError(f"--stability {stability}: give 2..{MAX_RUNS} runs")
@@ -215,16 +215,16 @@ def _check_destination(path: Path) -> None:
     from frcli.errors import UserError
 
     if path.is_dir():
-        raise UserError(f"{path} is a folder; give a file name")
+        raise UserError(f"{path} is a directory; give a file name")
     blocking = next((p for p in path.parents if p.exists()), None)
     if blocking is not None and not blocking.is_dir():
-        raise UserError(f"{path}: {blocking} is a file, not a folder")
+        raise UserError(f"{path}: {blocking} is a file, not a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise UserError(f"{path}: cannot make its folder ({e.strerror or e})") from None
+        raise UserError(f"{path}: cannot make its directory ({e.strerror or e})") from None
     if not os.access(path.parent, os.W_OK):
-        raise UserError(f"{path}: its folder {path.parent} is not writable")
+        raise UserError(f"{path}: its directory {path.parent} is not writable")
 
 
 def _check_sort(sort: str | None, fmt: str) -> str:
@@ -249,7 +249,7 @@ def _stability(dataset, method: str, params: dict, runs: int, resample: str, see
     import sys
 
     from frcli.api import rank_stability
-    from frcli.rankers.stability import SUBSAMPLE
+    from frcli.stats.stability import SUBSAMPLE
 
     what = (f"{SUBSAMPLE:.1%} of the rows and a new seed each" if resample == "rows"
             else "every row, a new seed each")

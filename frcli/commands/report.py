@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
         Examples: frcli report results/quickstart; frcli report ranking.json
         """
         from frcli.errors import ConfigError, UserError
-        from frcli.experiment.store import find_stores
+        from frcli.results.store import find_stores
         from frcli.stats.report import write
 
         if not 0.0 < alpha < 1.0:

@@ -5,7 +5,7 @@ Panels side by side, one row per feature, the most important at the top:
 * the importances of the top ``top`` features as bars (all of them when there are few; a
   note under the figure says how many are left out otherwise, so 30 or 3,000 features give
   a figure of the same size);
-* with a stability analysis (``frcli.rankers.stability``): each feature's mean rank over the
+* with a stability analysis (``frcli.stats.stability``): each feature's mean rank over the
   runs (dot) and the central 90 % of its ranks (line), on a log axis when ranks reach past
   50, and the runs' agreement (Spearman, FUJI) in the panel's title;
 * for multi-target data (mtr, mlc, hmlc) with per-target importances: a heat map of the top
