@@ -1,7 +1,6 @@
-"""What ``frcli rank`` shows and how far to trust it (issue 29, part 2 items 6, 8, 9, 10 and
-part 3): rows in rank order, a header of the parameters that apply, an ARFF file's last
-attribute as its target, one meaning of ``--jobs``, ``--plot``, ``--stability`` and
-``frcli report RANKING.json``.
+"""What ``frcli rank`` shows and how far to trust it: rows in rank order, a header of the
+parameters that apply, an ARFF file's last attribute as its target, one meaning of
+``--jobs``, ``--plot``, ``--stability`` and ``frcli report RANKING.json``.
 
 The stability tests use planted data: two targets, each a function of two of the 30 features
 (``p0``..``p3``), the rest noise. Over resamples of the rows, the planted features must have
