@@ -15,35 +15,56 @@ from tests.conftest import REPO, SHARED
 sys.path.insert(0, str(REPO))
 
 from reproduce import framework as fw  # noqa: E402
-from reproduce.papers import all_papers  # noqa: E402
-
-
-def _forms(v: float) -> list[str]:
-    """How a number may be printed in the papers' text (0.45, 7.59 × 10−5, 2.1e-4, 97 %)."""
-    out = {str(v), f"{v:g}"}
-    if isinstance(v, float) and v != 0 and abs(v) < 1:     # 2.06-1072 (OCR of 2.06·10⁻²)
-        m = f"{v:.3e}".split("e")[0].rstrip("0").rstrip(".")
-        out |= {m, f"{v:.2e}".split("e")[0], f"{v:.1e}".split("e")[0]}
-    if isinstance(v, float) and v.is_integer():
-        out.add(str(int(v)))
-    return sorted(out)
+from reproduce.papers import Paper, all_papers  # noqa: E402
 
 
 @pytest.mark.skipif(not (SHARED / "papers").is_dir(), reason="../shared/papers not found")
 def test_every_quoted_number_is_on_its_cited_lines():
-    bad = []
-    n = 0
-    for p in all_papers():
-        for where, v, span, unchecked in p.cited_values():
-            if unchecked:
-                continue
-            n += 1
-            text = re.sub(r"\s+", " ", " ".join(p.lines(span)))
-            text = text.replace("−", "-")
-            if not any(f in text for f in _forms(v)):
-                bad.append(f"{p.name}.yaml {where} = {v} not on {p.key}:{span}")
-    assert n > 0
+    papers = all_papers()
+    bad = [b for p in papers for b in p.check()]
+    assert sum(1 for p in papers for _ in p.cited_values()) > 0
     assert not bad, "\n".join(bad[:20])
+
+
+def _planted(rows: dict, facts: dict | None = None, **table) -> list[str]:
+    """What Paper.check reports for a one-table paper printed as below."""
+    text = ["Table 7 RRMSE", "", "Baseline Ensemble Relief",
+            "ATP1d 0.467 0.45 0.452", "", "jura 0.836 0.749 0.762", "water quality 0.985 -0.010 0.98",
+            "p = 2.14-1074 and p = 7.59 x 10-5 over 24 sets; 0.0452 and 1.24"]
+    doc = {"file": "x.txt", "key": "X",
+           "tables": {"t7": {"lines": "1-7", "columns": ["b", "e", "r"], "rows": rows, **table}},
+           "facts": facts or {}}
+    return Paper("planted", doc).check(text)
+
+
+def test_quote_check_fails_on_truncated_swapped_or_misplaced_numbers():
+    ok = {"ATP1d": [0.467, 0.45, 0.452], "jura": [0.836, 0.749, 0.762],
+          "water quality": [0.985, -0.01, 0.98]}
+    facts = {"p": {"value": [2.14e-4, 7.59e-5], "lines": "8"}, "n": {"value": 24, "lines": "8"}}
+    assert _planted(ok, facts) == []
+    # a truncated or rounded number is not the printed one ('0.45' against '0.452')
+    bad = _planted({**ok, "ATP1d": [0.467, 0.45, 0.45]})
+    assert bad and "t7.ATP1d.r = 0.45 not in column order on X:4" in bad[0]
+    # a value swapped between two rows fails, although both are printed in the table
+    bad = _planted({**ok, "ATP1d": [0.836, 0.45, 0.452], "jura": [0.467, 0.749, 0.762]})
+    assert len(bad) == 2 and "t7.ATP1d.b = 0.836" in bad[0] and "t7.jura.b = 0.467" in bad[1]
+    # ... and so does one swapped between two columns of a row
+    assert _planted({**ok, "jura": [0.836, 0.762, 0.749]})
+    # the sign is part of the number
+    assert _planted({**ok, "water quality": [0.985, 0.01, 0.98]})
+    # a fact: whole numbers, and a legible exponent must agree ('24' is not in '1.24')
+    assert _planted(ok, {"n": {"value": 45, "lines": "8"}})
+    assert _planted(ok, {"p": {"value": 0.045, "lines": "8"}})          # not in 0.0452
+    assert _planted(ok, {"p": {"value": 2.14e-3, "lines": "8"}})        # printed 10^-4
+    assert _planted(ok, {"n": {"value": 1.24, "lines": "8"}}) == []
+    # a row the check cannot place is reported, not skipped; row_lines and labels place it
+    bad = _planted({**ok, "ATP7d": [0.664, 0.653, 0.678]})
+    assert "label 'ATP7d' on 0 lines" in bad[0]
+    assert _planted({"A": [0.836, 0.749]}, labels={"A": "jura"}, columns=["b", "e"]) == []
+    assert _planted({"A": [0.985]}, row_lines={"A": 7}, columns=["b"]) == []
+    assert _planted({"A": [0.985]}, row_lines={"A": 6}, columns=["b"])
+    # unchecked values are used but not checked
+    assert _planted({**ok, "jura": [{"value": 0.9, "unchecked": "OCR"}, 0.749, 0.762]}) == []
 
 
 def test_splice_replaces_only_its_section_and_appends_new_ones():
