@@ -19,13 +19,16 @@ Layout of a paper file::
           ATP1d: [0.467, 0.45, 0.452]       # (null: not printed / not applicable)
     facts:
       overall_friedman_p: {value: 0.117, lines: 1470-1480, what: ...}
+    claims:                                 # statements in prose, quoted word for word
+      rf_last: {lines: 1477-1480, quote: "RF-RF-STR is an outlier", what: our reading}
 
 How a value is checked: it must be printed as a whole number (``0.45`` does not match ``0.452``,
 ``-0.010`` does not match ``0.010``; ``0.450`` matches 0.45), or as the mantissa of a printed
 power of ten (``2.14·10^-4``, OCR'd ``2.14-1074``; a legible exponent must agree). A fact's values
 may be anywhere in its lines. A table row is found on its line (``row_lines``, else the one line
 of the table's span that holds its label), and its values must appear there in column order,
-so a value moved to another row or column fails.
+so a value moved to another row or column fails. A claim's quote must be on its lines
+(case, spacing and dashes ignored).
 
 A value that the OCR damaged can be given as ``{value: 2.14e-4, unchecked: reason}``: it is
 used, but the check skips it and the reason is kept with it.
@@ -105,6 +108,16 @@ class Paper:
         f = facts[name]
         v, un = _value(f)
         return Cited(v, self.cite(f["lines"]), f.get("what", ""), un)
+
+    def claim(self, name: str) -> Cited:
+        """A claim the paper states in prose: ``value`` is its quoted words, ``what`` our
+        one-line reading of it (``claims:`` in the paper file; the check finds the quote on
+        the cited lines)."""
+        claims = self.doc.get("claims") or {}
+        if name not in claims:
+            raise KeyError(f"{self.name}.yaml has no claim {name!r} (have: {', '.join(claims)})")
+        c = claims[name]
+        return Cited(c["quote"], self.cite(c["lines"]), c.get("what", ""))
 
     def lines(self, span: str) -> list[str]:
         a, _, b = str(span).partition("-")
@@ -204,6 +217,10 @@ class Paper:
                 if not any(_same(x, tok) for tok in toks):
                     bad.append(f"{self.name}.yaml facts.{fname} = {x} not on "
                                f"{self.key}:{f['lines']}")
+        for cname, c in (self.doc.get("claims") or {}).items():
+            if _norm(str(c["quote"])) not in _norm(joined(c["lines"])):
+                bad.append(f"{self.name}.yaml claims.{cname}: {c['quote']!r} not on "
+                           f"{self.key}:{c['lines']}")
         return bad
 
 

@@ -265,18 +265,22 @@ def render(stores) -> str:
     p80 = P.fact("p_absmean_adaptive_beats_multisurf")
     p30 = P.fact("p_absmean_adaptive_beats_multisurfstar")
     ms = bayes.get("MultiSURF")
+
+    def claim(name: str) -> str:
+        c = P.claim(name)
+        return f"{c.what} ({c.cite})"
+
     mss = bayes.get("MultiSURF*")
     claims = [
-        ["MCC: ReliefE variants have the best average rank on mean F1 (R:323-326)",
+        [claim("mcc_best_mean_rank"),
          f"best: {best_mean} (rank {min(mean_f1.avg_ranks):.2f})", _verdict(claim1)],
-        ["MCC: ... but few top rankings (best max F1 per data set) (R:323-326)",
+        [claim("mcc_few_top"),
          f"a ReliefE variant is best on {n_top} of {len(top_max)} data sets",
          _verdict(n_top <= len(top_max) // 2)],
-        ["MCC: the top 5 AUrF1 lie within each other's confidence intervals (R:326)",
+        [claim("mcc_top5_similar"),
          f"top 5 ({md.listing(top5)}): 95 % intervals "
          f"{'overlap pairwise' if overlap else 'do not all overlap'}", _verdict(overlap)],
-        ["MCC: ReliefE an order of magnitude or more faster than the others; SURF slowest "
-         "(R:330-336)", f"time of the fastest other method / of the fastest ReliefE variant: "
+        [claim("mcc_speed"), f"time of the fastest other method / of the fastest ReliefE variant: "
          f"{ratio_min:.2f}; slowest: {slowest} <!-- volatile -->",
          _verdict(ratio_min >= 10 and "SURF" in slowest) if ratio_min >= 10
          else _verdict(False)],
@@ -288,26 +292,24 @@ def render(stores) -> str:
          if mss else "–",
          _verdict(None if mss is None else (100 * mss.p_a > p30.value
                                             and mss.p_rope >= mss.p_b))],
-        ["MLC: ReliefE (input embedded) more than an order of magnitude faster than "
-         "ReliefF-this (R:368)", f"mean time of ReliefF-this / of ReliefE: {speed_l:.2f} "
+        [claim("mlc_speed"), f"mean time of ReliefF-this / of ReliefE: {speed_l:.2f} "
          "<!-- volatile -->", _verdict(speed_l >= 10)],
-        ["MLC: best AUrF1 is ReliefF-this with cosine on embedded labels (R:377)",
+        [claim("mlc_best_cosine"),
          f"best: {best_l}", _verdict(best_l == "ReliefF-this-cosine")],
-        ["MLC: hamming ReliefF-this (adaptive) among the best, absMean in the top 5 "
-         "(R:450)", f"ReliefF-this-hamming-adaptive rank position "
+        [claim("mlc_hamming_top"), f"ReliefF-this-hamming-adaptive rank position "
          f"{pos.get('ReliefF-this-hamming-adaptive', '–')} of {k}; absMean "
          f"{pos.get('ReliefF-this-hamming-absMean', '–')}",
          _verdict(pos.get("ReliefF-this-hamming-adaptive", k) <= 3
                   and pos.get("ReliefF-this-hamming-absMean", k) <= 5)],
-        ["MLC: subset and hyperbolic distances are the worst (R:450)",
+        [claim("mlc_subset_hyperbolic_worst"),
          f"{md.listing(subset_hyp)}: positions "
          f"{md.listing([str(pos[n]) for n in subset_hyp])} of {k}",
          _verdict(all(n in worst_third for n in subset_hyp) if subset_hyp else None)],
-        ["MLC: ReliefE with both spaces embedded ranks poorly (R:450)",
+        [claim("mlc_both_embedded_poor"),
          f"{md.listing(both)}: positions {md.listing([str(pos[n]) for n in both])} of {k}",
          _verdict(all(pos[n] > k / 2 for n in both) if both else None)],
-        [f"Convergence: ReliefE-absMean-adaptive adequate after about √|I| iterations "
-         f"(R:454; top after {P.fact('iterations_to_top').value} on DLBCL, R:404)",
+        [f"{claim('convergence_sqrt')[:-1]}; top after "
+         f"{P.fact('iterations_to_top').value} on DLBCL, {P.claim('convergence_dlbcl').cite})",
          f"within 0.01 of its final AUrF1 by √n iterations on {sum(conv_claim)} of "
          f"{len(conv_claim)} data sets", _verdict(None if not conv_claim else
                                                  (all(conv_claim) or (None if any(conv_claim)
