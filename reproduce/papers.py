@@ -31,7 +31,9 @@ so a value moved to another row or column fails. A claim's quote must be on its 
 (case, spacing and dashes ignored).
 
 A value that the OCR damaged can be given as ``{value: 2.14e-4, unchecked: reason}``: it is
-used, but the check skips it and the reason is kept with it.
+used, but the check skips it and the reason is kept with it. A value whose power of ten is
+unreadable but whose sign and mantissa are printed is the string ``"-2.4e-?"`` (``sign()``
+reads it; the check finds its mantissa before a power of ten).
 """
 from __future__ import annotations
 
@@ -170,7 +172,8 @@ class Paper:
                 todo = []
                 for c, v in zip(cols, vals):
                     val, un = _value(v)
-                    if val is None or isinstance(val, (str, bool)) or un:
+                    if val is None or isinstance(val, bool) or un or \
+                            (isinstance(val, str) and not _UNREAD.match(val)):
                         continue
                     if isinstance(v, dict) and "lines" in v:    # a cell with its own citation
                         if not any(_same(val, tok) for tok in _tokens(joined(v["lines"]))):
@@ -232,6 +235,20 @@ _NUM = re.compile(r"(?<![\w.])(-?)(?<![\w.]-)(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?!
 _POW = re.compile(r"\s*[-·×x*.]?\s*10(?:\s*\^?\s*-\s*(\d)(?!\d)|7(\d)(?!\d))?")
 
 
+# a value whose power of ten the OCR lost: its sign and mantissa, e.g. "-2.4e-?"
+_UNREAD = re.compile(r"^(-?\d+(?:\.\d+)?)e-\?$")
+
+
+def sign(v: Any) -> int | None:
+    """The sign of a quoted value (-1, 0, 1; also of an ``'m e-?'`` one), None if not a number."""
+    if isinstance(v, str):
+        m = _UNREAD.match(v)
+        v = float(m.group(1)) if m else None
+    if v is None or isinstance(v, bool):
+        return None
+    return (v > 0) - (v < 0)
+
+
 @dataclass(frozen=True)
 class _Tok:
     value: float
@@ -253,9 +270,13 @@ def _tokens(text: str) -> list[_Tok]:
     return out
 
 
-def _same(v: float, tok: _Tok) -> bool:
+def _same(v: float | str, tok: _Tok) -> bool:
     """Whether a quoted value is the printed number: equal as a number, or (before a power of
-    ten) equal to the value's mantissa, with the exponent where it can be read."""
+    ten) equal to the value's mantissa, with the exponent where it can be read; a value
+    ``'2.2e-?'`` (power unreadable) is its mantissa before any power of ten."""
+    if isinstance(v, str):
+        m = _UNREAD.match(v)
+        return bool(m) and tok.mantissa and math.isclose(tok.value, float(m.group(1)))
     v = float(v)
     if math.isclose(tok.value, v, rel_tol=1e-9, abs_tol=1e-12):
         return True

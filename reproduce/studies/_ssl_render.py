@@ -14,7 +14,7 @@ import pandas as pd
 
 from frcli.stats.pooling import area_over_labeled, pooled_confusion, weighted_over_splits
 from reproduce import md
-from reproduce.papers import paper
+from reproduce.papers import paper, sign
 from reproduce.studies import _probe
 
 SCORES = ("genie3", "rf", "symbolic")
@@ -69,11 +69,13 @@ def _delta_rows(sets, areas: dict, chosen: dict, paper: dict, against, fmt):
                 delta = _pick(a, "ssl", score, chosen[score]).get(d, np.nan) - \
                     against(a, score).get(d, np.nan)
                 pv = paper.get(PAPER_NAMES[d], {}).get(f"{score}_{key}")
-                row.append(f"{'–' if pv is None else fmt(pv)} / {fmt(delta)}")
+                shown = "–" if pv is None else pv.replace("-", "−") if isinstance(pv, str) \
+                    else fmt(pv)
+                row.append(f"{shown} / {fmt(delta)}")
                 if m == "macro_f1":
                     wins.setdefault(score, []).append(delta > 0)
                     if pv is not None:
-                        agree.setdefault(score, []).append((delta > 0) == (pv > 0))
+                        agree.setdefault(score, []).append((delta > 0) == (sign(pv) > 0))
         rows.append(row)
     return rows, wins, agree
 
@@ -253,7 +255,8 @@ def render_pds(view, sets, probe: dict | None = None) -> str:
                                   lambda v: f"{v:.1e}")
     out += ["### Against SEFR (paper's Table 4)", "",
             f"Δ = area(SSL) − area(SEFR), paper / ours ({P.table_cite('table4')}; the OCR "
-            "lost most of the paper's exponents, which the spec restores as e-2 or e-3). "
+            "garbled many of the paper's powers of ten: e-? where neither the text nor the "
+            "spec reads one, only the sign and mantissa are printed). "
             "SEFR: a random forest self-trained on its confident predictions, then its RF "
             "score (the paper's reimplementation is unpublished, A19).", "",
             md.table(["data set"] + [f"{SCORE_NAMES[s]} {m}" for s in ("symbolic", "genie3",
