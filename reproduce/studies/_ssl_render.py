@@ -587,21 +587,10 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
     pos = (D[["genie3", "rf", "symbolic", "relief"]] > 0).to_numpy()
     paper_best = {"STR": "symbolic", "MTR": "symbolic", "MLC": "rf", "HMLC": "genie3",
                   "classification": "relief"}
-    col = {"genie3": "genie3", "rf": "rf", "symbolic": "symbolic", "relief": "relief",
-           "laplacian": "laplace"}
+    col = PAPER_COLS
 
     def delta_parts(task=None, sets_=None, cols=("genie3", "rf", "symbolic", "relief")):
-        """Sign and size parts of our Δ against the paper's printed Δ (Tables 8-10)."""
-        parts = {}
-        for _, r in D.iterrows():
-            if (task and r["task"] != task) or (sets_ and r["dataset"] not in sets_):
-                continue
-            pt = tables[r["task"]].get(PAPER_NAMES[r["dataset"]], {})
-            for c in cols:
-                pv = pt.get(col[c])
-                if pv is not None and not np.isnan(r.get(c, np.nan)):
-                    parts[(r["dataset"], c)] = (V.same_sign(r[c], pv), V.same_size(r[c], pv))
-        return parts
+        return _delta_parts(D, tables, task, sets_, cols)
 
     glob_parts = {t: [V.order(np.mean(g), 0.5), V.same_size(np.mean(g), t7[t]["share"])]
                   for t, g in globality.items()}
@@ -639,6 +628,28 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
             "With a few data sets per task these are indications, not the paper's "
             "statistics." + _full_label_note(views), ""]
     return "\n".join(out)
+
+
+PAPER_COLS = {"genie3": "genie3", "rf": "rf", "symbolic": "symbolic", "relief": "relief",
+              "laplacian": "laplace"}       # our score name: the paper tables' column
+
+
+def _delta_parts(D: pd.DataFrame, tables: dict, task: str | None = None, sets=None,
+                 cols=("genie3", "rf", "symbolic", "relief")) -> dict:
+    """{(data set, score): (sign part, size part)} of our Δ (SSL − SL, positive = SSL better;
+    rows of ``D``) against the paper's printed Δ (``tables``: task → P-ML Table 8, 9 or 10),
+    for the rows of ``task`` and ``sets`` (None: all)."""
+    parts = {}
+    for _, r in D.iterrows():
+        if (task and r["task"] != task) or (sets and r["dataset"] not in sets):
+            continue
+        pt = tables[r["task"]].get(PAPER_NAMES[r["dataset"]], {})
+        for c in cols:
+            pv = pt.get(PAPER_COLS[c])
+            ours = r.get(c, np.nan)
+            if pv is not None and not np.isnan(ours):
+                parts[(r["dataset"], c)] = (V.same_sign(ours, pv), V.same_size(ours, pv))
+    return parts
 
 
 def _every_ranking_row(parts: dict, claim: str) -> list[str]:
