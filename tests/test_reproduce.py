@@ -29,7 +29,8 @@ def test_every_quoted_number_is_on_its_cited_lines():
 def _planted(rows: dict, facts: dict | None = None, **table) -> list[str]:
     """What Paper.check reports for a one-table paper printed as below."""
     text = ["Table 7 RRMSE", "", "Baseline Ensemble Relief",
-            "ATP1d 0.467 0.45 0.452", "", "jura 0.836 0.749 0.762", "water quality 0.985 -0.010 0.98",
+            "ATP1d 0.467 0.45 0.452", "", "jura 0.836 0.749 0.762",
+            "water quality 0.985 -0.010 0.98",
             "p = 2.14-1074 and p = 7.59 x 10-5 over 24 sets; 0.0452 and 1.24"]
     doc = {"file": "x.txt", "key": "X",
            "tables": {"t7": {"lines": "1-7", "columns": ["b", "e", "r"], "rows": rows, **table}},

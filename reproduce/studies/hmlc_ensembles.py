@@ -12,6 +12,7 @@ from reproduce.framework import Study
 from reproduce.studies import _subset
 from reproduce.papers import paper
 from reproduce.studies._labels import ENS_LONG, PAIR_LABELS, PAIRS, SCORE_LONG, ensemble_label
+from reproduce.studies._rf_note import with_rf_note
 
 MEASURE = "pooled_auprc"
 ROUND = "3sig"                       # the HMLC paper rounds to 3 significant digits (T:5721)
@@ -248,7 +249,7 @@ def render(stores) -> str:
         "",
         *share_lines,
     ]
-    return "\n".join(out)
+    return with_rf_note("hierarchical multi-label", out)
 
 
 STUDY = Study(

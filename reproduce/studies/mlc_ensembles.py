@@ -12,6 +12,7 @@ from reproduce import md
 from reproduce.framework import Study
 from reproduce.papers import paper
 from reproduce.studies._labels import ENS_LONG, PAIR_LABELS, ensemble_label, pair_label
+from reproduce.studies._rf_note import with_rf_note
 
 RELIEF = "MLC-Relief"
 ROUND = "3"                                   # 3 decimals before ranking (T:4864-4865)
@@ -175,7 +176,7 @@ def render(stores) -> str:
         ver.append((d, int(r["n_train"]), int(r["n_test"])))
     med = {d: (a, b) for d, a, b in ver if d.startswith("medical")}
 
-    return "\n".join([
+    return with_rf_note("multi-label", [
         "## MLC paper: ensemble rankings and MLC-Relief",
         "",
         f"The paper ranks the features of {P.fact('n_sets').value} Mulan sets with 8 (score, "

@@ -127,7 +127,7 @@ def render(stores) -> str:
         + md.listing([f"{PAPER_NAME[c['ds']]} {c['name']} (p = {md.pval(c['p'])})"
                       for c in out]) + "." if out else
         f"* All {len(cells)} paper values lie within split noise (Benjamini–Hochberg at 0.05).",
-        f"* Paper values outside our band: "
+        "* Paper values outside our band: "
         + md.listing([f"{PAPER_NAME[c['ds']]} {c['name']} ({md.f3(c['paper'])}, band "
                       f"{md.f3(c['lo'])}–{md.f3(c['hi'])})" for c in off_band]) + "."
         if off_band else "* Every paper value lies inside our band.",

@@ -150,7 +150,6 @@ def render(stores) -> str:
                 dict(zip(max_f1.methods, max_f1.avg_ranks))), "AUrF1": au.mean()}), "",
             f"Friedman on mean F1: p = {md.pval(mean_f1.friedman.f_p)} (Iman–Davenport, "
             f"N = {len(mean_f1.datasets)}); Nemenyi CD = {mean_f1.nemenyi_cd:.2f}.", ""]
-    claim1 = best_mean.startswith("ReliefE")
     # AUrF1: the top five's 95 % intervals (t over data-set means)
     au_ds = au.dropna()
     m = au_ds.mean()

@@ -13,6 +13,7 @@ from reproduce import md
 from reproduce import verdict as V
 from reproduce.framework import ConfigRef, Study
 from reproduce.papers import paper
+from reproduce.studies._rf_note import with_rf_note
 
 TEXT = ("BASEHOCK", "PCMAC", "RELATHE")
 CONFIG = "configs/unsupervised.yaml"
@@ -192,7 +193,6 @@ def render(stores) -> str:
 
     # ---- the conclusions -------------------------------------------------------------------
     order = [cols[i] for i in np.argsort(comp.avg_ranks, kind="stable")]
-    g_best = order[0] == "Genie3"
     g_vs = {c: next(p for p in comp.pairs if {p["a"], p["b"]} == {"Genie3", c})
             for c in cols[1:]}
     grid = _urelief_grid(stores[GRID.name])
@@ -255,7 +255,7 @@ def render(stores) -> str:
         f"{NAMES.get(m, m)} {t:.2g}" for m, t in
         view.runs.groupby("method")["rank_time_s"].mean().sort_values().items())
         + ". <!-- volatile -->", ""]
-    return "\n".join(out)
+    return with_rf_note("unsupervised", out)
 
 
 def _urelief_grid(view) -> dict:

@@ -12,6 +12,7 @@ from reproduce import md
 from reproduce import verdict as V
 from reproduce.framework import ConfigRef, Study
 from reproduce.studies import _subset
+from reproduce.studies._rf_note import with_rf_note
 from reproduce.studies.unsupervised import _all_sets, _fmt
 
 CONFIG = "configs/unsupervised.yaml"
@@ -281,7 +282,7 @@ def render(stores) -> str:
             + f"; {_name('et', 'log2')} itself took " + ", ".join(
                 f"{d} {float(tm.loc[d, ('et', 'log2')]):.2g} s" for d in small)
             + ". <!-- volatile -->", ""]
-    return "\n".join(out)
+    return with_rf_note("unsupervised", out)
 
 
 STUDY = Study(name="unsupervised-params", title="P-UNS (thesis §6.3): Genie3 and the RF score "
