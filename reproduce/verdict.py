@@ -64,10 +64,10 @@ def order(a: float, b: float, *, higher: bool = True,
     if any(_nan(x) for x in (a, b)):
         return None
     if a != b:
-        return (a > b) == higher
+        return bool((a > b) == higher)
     if paper is None:
         return None
-    return paper[0] == paper[1]
+    return bool(paper[0] == paper[1])
 
 
 def extreme(values: Mapping[str, float], name: str, *, best: bool = True, higher: bool = True,
@@ -112,7 +112,7 @@ def same_sign(ours: float, paper: float) -> bool | None:
     """Part 'ours points the paper's way': the signs agree (a zero agrees only with a zero)."""
     if _nan(ours) or _nan(paper):
         return None
-    return (ours > 0) - (ours < 0) == (paper > 0) - (paper < 0)
+    return bool((ours > 0) - (ours < 0) == (paper > 0) - (paper < 0))
 
 
 def same_size(ours: float, paper: float, band: tuple[float, float] | None = None) -> bool | None:
@@ -122,11 +122,11 @@ def same_size(ours: float, paper: float, band: tuple[float, float] | None = None
     if _nan(ours) or _nan(paper):
         return None
     if band is not None:
-        return band[0] <= paper <= band[1]
+        return bool(band[0] <= paper <= band[1])
     if not same_sign(ours, paper):
         return False
     a, b = sorted((abs(ours), abs(paper)))
-    return a == b or (a > 0 and b / a <= SIZE_FACTOR)
+    return bool(a == b or (a > 0 and b / a <= SIZE_FACTOR))
 
 
 def trend(values: Sequence[float], *, increasing: bool) -> list[bool | None]:
@@ -134,7 +134,7 @@ def trend(values: Sequence[float], *, increasing: bool) -> list[bool | None]:
     larger): a tie cannot be told (papers state trends in figures, without numbers)."""
     out = []
     for a, b in zip(values, values[1:]):
-        out.append(None if a == b or _nan(a) or _nan(b) else (b > a) == increasing)
+        out.append(None if a == b or _nan(a) or _nan(b) else bool((b > a) == increasing))
     return out
 
 
