@@ -241,16 +241,19 @@ def render(stores) -> str:
             "sets our `first 16` ranking gives:", "",
             md.table(["data set", "paper (Laplace = SPEC = MCFS)", "first 16 (ours)",
                       "Laplace (ours, scaled graph)"], tie_rows), ""]
-    out += ["**Not reproduced.** AgnoS-S (Doquet & Sebag 2019) trains an autoencoder whose "
-            "input layer carries per-feature slack weights under an L1 penalty, with the "
-            "network shape and training settings of Doquet & Sebag, which the sources here "
-            "only cite (spec-ssl-unsup §5.3). It needs a neural-network library with custom "
-            "losses (PyTorch or similar), outside frcli's dependencies, and scikit-learn's MLP "
-            "has no penalty on one layer's weights alone; a hand-written network without the "
-            "paper's settings would not be AgnoS-S, so its column is the paper's only. The "
-            "ensemble parameter study (n′ in {log2 F, √F, F} for ET and RF) and its "
-            "conclusions are the next section (`python -m reproduce unsupervised-params`).",
-            ""]
+    ad, ast = P.claim("agnos_definition"), P.claim("agnos_settings")
+    out += [f"**Not reproduced: AgnoS-S.** What the thesis defines: an autoencoder with "
+            f"per-feature slack variables in its loss, the middle layer as wide as the data's "
+            f"estimated intrinsic dimension ({ad.cite}); for everything else \"{ast.value}\" "
+            f"({ast.cite}). Missing from the sources here, so not implementable as the paper "
+            "ran it: the number and widths of the other layers, the activations, the slack "
+            "penalty's form and weight, the optimiser, its learning rate, the epochs and batch "
+            "size, the initialisation, and which intrinsic-dimension estimator. It would also "
+            "need a neural-network library with custom losses (PyTorch or similar), outside "
+            "frcli's dependencies; a network with guessed settings would not be AgnoS-S, so "
+            "its column is the paper's only. The ensemble parameter study (n′ in {log2 F, √F, "
+            "F} for ET and RF) and its conclusions are the next section (`python -m reproduce "
+            "unsupervised-params`); the error curves (Fig. 5) follow it.", ""]
     out += ["Ranking time per fold, mean over the sets (s): " + ", ".join(
         f"{NAMES.get(m, m)} {t:.2g}" for m, t in
         view.runs.groupby("method")["rank_time_s"].mean().sort_values().items())
