@@ -3,7 +3,7 @@
     >>> import frcli
     >>> r = frcli.rank("data.arff", method="genie3-rf", targets="last:3", trees=50)
     >>> r.importances, r.ranks()
-    >>> from frcli.api import FeatureRanker
+    >>> from frcli.api import FeatureRanker        # scikit-learn's API (frcli.estimator)
     >>> FeatureRanker("relief", neighbours=10).fit(X, Y).feature_importances_
 """
 from __future__ import annotations
@@ -151,39 +151,16 @@ def rank(data: Any, method: str = "uniform", **kwargs: Any) -> Ranking:
     return result[0]
 
 
-class FeatureRanker:
-    """scikit-learn style: ``FeatureRanker("genie3-rf", trees=100).fit(X, Y)``.
-
-    After ``fit``: ``feature_importances_`` (overall), ``ranking_`` (the Ranking) and
-    ``per_target_importances_`` (or None).
-    """
-
-    def __init__(self, method: str = "genie3-rf", *, task: str | None = None, seed: int = 0,
-                 jobs: int = 1, semi_supervised: bool = False, **params: Any):
-        self.method = method
-        self.task = task
-        self.semi_supervised = semi_supervised
-        self.seed = seed
-        self.jobs = jobs
-        self.params = params
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {"method": self.method, "task": self.task, "seed": self.seed,
-                "jobs": self.jobs, "semi_supervised": self.semi_supervised, **self.params}
-
-    def set_params(self, **params: Any) -> "FeatureRanker":
-        for k, v in params.items():
-            if k in ("method", "task", "seed", "jobs", "semi_supervised"):
-                setattr(self, k, v)
-            else:
-                self.params[k] = v
-        return self
-
-    def fit(self, X, Y=None) -> "FeatureRanker":
-        dataset = dataset_from_arrays(X, Y, task=self.task,
-                                      semi_supervised=self.semi_supervised)
-        self.ranking_ = rank(dataset, self.method, seed=self.seed, jobs=self.jobs,
-                             **self.params)
-        self.feature_importances_ = self.ranking_.importances
-        self.per_target_importances_ = self.ranking_.per_target
-        return self
+def __getattr__(name: str):
+    """``FeatureRanker`` and ``expected_failed_checks`` (``frcli.estimator``), loaded on first
+    use: they need scikit-learn, which nothing else here does."""
+    if name in ("FeatureRanker", "expected_failed_checks"):
+        try:
+            from frcli import estimator
+        except ImportError as e:
+            if not (e.name or "").startswith("sklearn"):
+                raise
+            raise ImportError(f"frcli.api.{name} needs scikit-learn >= 1.6 ({e}); install it "
+                              "with: pip install 'scikit-learn>=1.6'") from e
+        return getattr(estimator, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -72,6 +72,47 @@ def _flags_show_no_type() -> None:
 _flags_show_no_type()
 
 
+def _help_wraps() -> None:
+    """typer's help cuts a word longer than its table column with an ellipsis
+    (``{symbolic|genie3|rf}-{rf…`` at 80 columns): rich's default for a table cell and for the
+    columns that group an option's help with its default. Help must wrap at any width and
+    never lose text, so here a word that does not fit folds onto the next line instead."""
+    try:
+        from rich.columns import Columns
+        from rich.table import Table
+        from rich.text import Text
+        from typer import rich_utils
+    except ImportError:  # pragma: no cover - typer without rich: click's help wraps already
+        return
+    if getattr(rich_utils.Table, "_frcli", False):
+        return
+
+    class FoldingTable(Table):
+        _frcli = True
+
+        def add_column(self, *args, **kwargs):
+            kwargs.setdefault("overflow", "fold")
+            return super().add_column(*args, **kwargs)
+
+        def add_row(self, *renderables, **kwargs):
+            while len(self.columns) < len(renderables):   # the columns typer leaves implicit
+                self.add_column()
+            return super().add_row(*renderables, **kwargs)
+
+    class FoldingColumns(Columns):
+        def __init__(self, renderables=None, *args, **kwargs):
+            for r in renderables or ():
+                if isinstance(r, Text) and r.overflow is None:
+                    r.overflow = "fold"
+            super().__init__(renderables, *args, **kwargs)
+
+    rich_utils.Table = FoldingTable
+    rich_utils.Columns = FoldingColumns
+
+
+_help_wraps()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print one line and exit 2, internal errors exit 1."""
     import warnings

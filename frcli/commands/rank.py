@@ -173,39 +173,7 @@ def _load(path: Path, options: dict):
 
 
 def describe_methods() -> str:
-    """Every registered method with its tasks, then one line per parameter (default, help);
-    methods sharing a class and parameters (genie3-rf, genie3-et, ...) share one block."""
-    import textwrap
+    """The text of ``--list-methods`` (``frcli.rankers.describe``)."""
+    from frcli.rankers.describe import describe_methods as describe
 
-    from frcli.rankers import registry
-
-    lines: list[str] = []
-    blocks: dict[tuple, list[str]] = {}
-    for name in registry.method_names():
-        try:
-            ranker = registry.get_ranker(name)
-        except ImportError:
-            blocks.setdefault(("missing", name), []).append(name)
-            continue
-        key = (type(ranker), tuple(ranker.params), tuple(ranker.tasks))
-        blocks.setdefault(key, []).append(name)
-    for key, names in blocks.items():
-        if key[0] == "missing":
-            lines.append(f"{names[0]}: (engine not built)")
-            continue
-        ranker = registry.get_ranker(names[0])
-        lines.extend(textwrap.wrap(", ".join(names), 88))
-        if getattr(ranker, "relational", False):
-            lines.append("  tasks: relational classification (a folder with a settings file "
-                         "*.s or a schema.yaml; there symbolic|genie3-bagging and -rf take "
-                         "these parameters too)")
-        else:
-            lines.append(f"  tasks: {', '.join(ranker.tasks) or 'all'}")
-        if not ranker.params:
-            lines.append("  no parameters")
-        for prm in ranker.params:
-            lines.append(f"  {prm.name}={prm.default}" + (f"  {prm.help}" if prm.help else ""))
-        lines.extend(f"  {line}" for line in ranker.task_defaults())
-    lines.append("Parameters: --param key=value (a comma list is a grid), e.g. "
-                 "-p trees=100 -p neighbours=5,10")
-    return "\n".join(lines)
+    return describe()

@@ -126,3 +126,29 @@ def _parse(p: Path, reader, nominal: Sequence[str] | None, n_lines: int) -> Arff
                       f"is read as nominal{more}; fix the value or write ? for a missing one "
                       f"(--nominal {name} keeps it nominal without this warning)", stacklevel=3)
     return ArffTable(p.stem, attrs, values, {}, np.asarray(line_nos, dtype=np.int64), str(p))
+
+
+class _Rows:
+    """Rows of text cells (header first) where ``_parse`` reads a csv reader: ``line_num`` is
+    the 1-based row number (the header is row 0)."""
+
+    def __init__(self, rows: Sequence[Sequence[str]]):
+        self._rows = iter(rows)
+        self.line_num = -1
+
+    def __iter__(self) -> "_Rows":
+        return self
+
+    def __next__(self) -> Sequence[str]:
+        row = next(self._rows)
+        self.line_num += 1
+        return row
+
+
+def parse_rows(source: str, rows: Sequence[Sequence[str]], *,
+               nominal: Sequence[str] | None = None) -> ArffTable:
+    """Rows of text cells (the header first) typed exactly as the columns of a CSV file are:
+    for tables that are not files (``frcli.data.frame``, the Python API's DataFrames).
+    ``source`` names the table in messages, where a "line" is the 1-based row number."""
+    # no file lines were split, so the one-column delimiter warning does not apply (0 lines)
+    return _parse(Path(source), _Rows(rows), nominal, 0)

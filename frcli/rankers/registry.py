@@ -20,6 +20,9 @@ from frcli.rankers.base import Ranker
 
 SCORES = ("symbolic", "genie3", "rf")
 ENSEMBLES = ("rf", "bagging", "et")
+# the method used when none is named (frcli rank, frcli.rank, FeatureRanker): the bare Genie3
+# score, which takes the ensemble the papers chose for the data's task
+DEFAULT_METHOD = "genie3"
 
 # name -> "module:ClassName"; each class takes the method name as its only argument.
 _REGISTRY: dict[str, str] = {
