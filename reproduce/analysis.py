@@ -132,12 +132,15 @@ def save_png(fig, name: str, dpi: int = 110) -> str:
 
 def conclusions(P, n_sets: int, rows) -> list[str]:
     """The "paper's conclusions beside ours" block of a section: one row per conclusion
-    (question, the paper's answer, ours), over the paper's and our numbers of data sets."""
+    (question, the paper's answer, ours[, the verdict of reproduce/verdict.py]), over the
+    paper's and our numbers of data sets."""
     from reproduce import md
 
+    head = ["question", f"paper ({P.fact('n_sets').value} sets)", f"ours ({n_sets} sets)"]
+    if rows and len(rows[0]) == 4:
+        head.append("verdict")
     return ["### The paper's conclusions beside ours", "",
-            md.table(["question", f"paper ({P.fact('n_sets').value} sets)",
-                      f"ours ({n_sets} sets)"], rows, "lll"), ""]
+            md.table(head, rows, "l" * len(head)), ""]
 
 
 def params(p: str) -> dict:

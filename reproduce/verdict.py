@@ -148,6 +148,14 @@ def significant(p: float, *, can_reject: bool = True, alpha: float = ALPHA) -> b
     return False if can_reject else None
 
 
+def insignificant(p: float, alpha: float = ALPHA) -> bool | None:
+    """Part 'no significant difference' (a claim the paper makes from a test that does not
+    reject): ours does not reject either."""
+    if _nan(p):
+        return None
+    return bool(p >= alpha)
+
+
 def band(paper: float, lo: float, hi: float, rejected: bool) -> str:
     """Label of a paper's value against our 95 % band: within it, outside it, or outside
     after the multiple-test correction (``rejected``)."""
