@@ -183,11 +183,14 @@ def meta_tree(view) -> list[str]:
                  [[c, f"{t6[c.lower()]['ensemble']} / {cm[i, 0]}",
                    f"{t6[c.lower()]['relief']} / {cm[i, 1]}"] for i, c in enumerate(classes)],
                  "lrr"), "",
-        f"Accuracy {100 * acc:.1f} % (paper {p_acc.value} %). The paper's rule names the "
-        f"better group on {hits} of our {len(used)} sets: "
-        + V.verdict(V.same_size(hits / max(1, len(used)), p_acc.value / 100)) + " for the "
-        "claim that it predicts the better group as well as the paper's CV says "
-        "(rule at the top: the share within a factor of 2).", ""]
+        f"Accuracy {100 * acc:.1f} % (paper {p_acc.value} %).", "",
+        md.table(["claim (paper)", "ours", "verdict"], [
+            [f"the rule (an ensemble ranking is better when D > {d_max} and T ≤ {t_max}) "
+             f"names the better group with {p_acc.value} % accuracy ({P.fact('meta_rule').cite}"
+             f", {p_acc.cite})", f"it names it on {hits} of our {len(used)} sets "
+             f"({100 * hits / max(1, len(used)):.0f} %)",
+             V.verdict(V.same_size(hits / max(1, len(used)), p_acc.value / 100))]], "lll"),
+        ""]
 
 
 def render(stores) -> str:
