@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from frcli.commands import datasets, experiment, rank, report, results, stats, tree
+from frcli.commands import datasets, experiment, mex, rank, report, results, stats, tree
 
 app = typer.Typer(
     name="frcli",
@@ -28,6 +28,7 @@ results.register(app)
 stats.register(app)
 report.register(app)
 tree.register(app)
+mex.register(app)
 
 
 def _show_version(value: bool) -> None:
@@ -236,8 +237,14 @@ def _click_exception_types() -> tuple[tuple, tuple, tuple]:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Warnings (unlabelled rows, ignored string attributes, ...) as ``warning: ...`` lines."""
+    """Warnings (unlabelled rows, ignored string attributes, ...) as ``warning: ...`` lines;
+    notices (an identifier column left out) as ``note: ...`` lines."""
+    from frcli.errors import Notice
+
     text = str(message).strip()
+    if issubclass(category, Notice):
+        print(f"note: {text}", file=file if file is not None else sys.stderr)
+        return
     if category is not UserWarning:
         text = f"{category.__name__}: {text}"
     print(f"warning: {text}", file=file if file is not None else sys.stderr)

@@ -87,7 +87,8 @@ def test_catalog_name_accepts_overrides(capsys):
 def test_semicolon_and_tab_csv_are_detected(tmp_path, capsys, text):
     p = tmp_path / "d.csv"
     p.write_text(text)
-    assert main(["rank", str(p), "--targets", "t", "--format", "csv"]) == 0
+    assert main(["rank", str(p), "--targets", "t", "--format", "csv",
+                 "--method", "uniform"]) == 0
     assert capsys.readouterr().out.splitlines()[1:] == ["a,1.0,1", "b,1.0,2"]
 
 

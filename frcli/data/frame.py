@@ -55,6 +55,7 @@ def frame_table(frame, *, source: str = "X",
     values = np.empty((n, len(names)), dtype=np.float64, order="F")
     attrs: list[ArffAttribute | None] = [None] * len(names)
     text: list[int] = []
+    mixed: dict[int, tuple[str, int, int, int]] = {}
     for j, name in enumerate(names):
         col = frame.iloc[:, j]
         kind = kinds.get(name) or column_kind(col)
@@ -86,8 +87,10 @@ def frame_table(frame, *, source: str = "X",
         for k, j in enumerate(text):
             values[:, j] = parsed.values[:, k]
             attrs[j] = parsed.attributes[k]
+        # columns of numbers and text: the loader warns, or refuses such a target
+        mixed = {text[k]: v for k, v in parsed.mixed.items()}
     return ArffTable(source, [a for a in attrs if a is not None], values,
-                     lines=np.arange(1, n + 1, dtype=np.int64), path=source)
+                     lines=np.arange(1, n + 1, dtype=np.int64), path=source, mixed=mixed)
 
 
 def _numbers(col, name: str, source: str) -> np.ndarray:
