@@ -107,6 +107,31 @@ def test_every_study_is_declared_once_with_its_configs():
             assert (REPO / ref.path).is_file(), f"{st.name}: {ref.path}"
 
 
+def _unpinned(cfg) -> list[str]:
+    """The rankers of a config that have a tie rule and do not pin CLUS's (``ties: first``,
+    which produced the papers' numbers; frcli's default shares tied credit)."""
+    from frcli.data import catalog
+    from frcli.rankers.registry import get_ranker
+
+    relational = any(d.catalog and catalog.get(d.name).group == "relational"
+                     for d in cfg.datasets)
+    out = []
+    for r in cfg.rankers:
+        spec = get_ranker(r.method, relational=relational).param_spec()
+        if "ties" in spec and r.params.get("ties") != "first":
+            out.append(f"{cfg.name}: {r.method} ties={r.params.get('ties', 'default')}")
+    return out
+
+
+def test_every_study_config_pins_clus_tie_rule():
+    bad = [u for st in fw.studies().values() for ref in st.configs for u in _unpinned(ref.load())]
+    assert not bad, "\n".join(bad)
+    planted = fw.ConfigRef("configs/hmlc.yaml", name="planted", set={"rankers": [
+        {"method": "genie3-et", "params": {"trees": 10}}, "uniform",
+        {"method": "symbolic-rf", "params": {"trees": 10, "ties": "first"}}]})
+    assert _unpinned(planted.load()) == ["planted: genie3-et ties=default"]
+
+
 def _check(names: list[str], tmp_path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     r = subprocess.run([sys.executable, "-m", "reproduce", *names, "--check", "--jobs", "2",

@@ -7,8 +7,9 @@ from reproduce.framework import ConfigRef, Study
 
 ET_ALL = ConfigRef("configs/hmlc.yaml", name="hmlc-et-all", set={"rankers": [
     {"method": "symbolic-et", "params": {"trees": 10, "symbolic_weight": "dynamic",
-                                         "max_features": "all", "w0": 0.75}},
-    {"method": "genie3-et", "params": {"trees": 10, "max_features": "all", "w0": 0.75}}]})
+                                         "max_features": "all", "w0": 0.75, "ties": "first"}},
+    {"method": "genie3-et", "params": {"trees": 10, "max_features": "all", "w0": 0.75,
+                                       "ties": "first"}}]})
 MAIN = ConfigRef("configs/hmlc.yaml")      # ET with sqrt(F): the hmlc-ensembles study's runs
 
 

@@ -54,7 +54,8 @@ RF_CLUS = "mtr-ensembles-lowf-rfclus"
 RF_RANKERS = ("rf-rf", "rf-bagging", "rf-rf-str", "rf-bagging-str")
 RF_CLUS_REF = ConfigRef("configs/mtr-ensembles.yaml", name=RF_CLUS, set={
     **({} if FULL else {"datasets": list(SUBSET)}),
-    "rankers": [{"method": m, "params": {"trees": 100, "min_leaf": 2, "rf_variant": "clus"}}
+    "rankers": [{"method": m, "params": {"trees": 100, "min_leaf": 2, "rf_variant": "clus",
+                                         "ties": "first"}}
                 for m in RF_RANKERS]})
 
 

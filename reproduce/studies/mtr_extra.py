@@ -14,7 +14,8 @@ WEIGHTS = (0.25, 0.5, 0.75, 1.0)
 SYMB = ConfigRef("configs/mtr-ensembles.yaml", name="mtr-symbolic-weights", set={
     "rankers": ["uniform"] + [
         {"method": f"symbolic-{e}", "params": {"trees": 100, "min_leaf": 2,
-                                               "symbolic_weight": list(WEIGHTS)}}
+                                               "symbolic_weight": list(WEIGHTS),
+                                               "ties": "first"}}
         for e in ("rf", "bagging", "et")]})
 TABLE7 = ConfigRef("configs/mtr-table7.yaml")       # the mtr-table7 study's store
 ENS_LABEL = {"rf": "RF", "bagging": "Bagging", "et": "ET"}
