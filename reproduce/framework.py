@@ -188,7 +188,7 @@ class StoreView:
     @cached_property
     def frame(self):
         """Tidy frame: dataset, split, labeled, method, params, measure, value, times."""
-        from frcli.experiment.store import tidy_frame
+        from frcli.results.store import tidy_frame
 
         return tidy_frame(self.dir)
 
@@ -200,7 +200,7 @@ class StoreView:
 
         import pandas as pd
 
-        from frcli.experiment.store import DB_NAME
+        from frcli.results.store import DB_NAME
 
         con = sqlite3.connect(str(self.dir / DB_NAME))
         try:
@@ -219,7 +219,7 @@ class StoreView:
         import json
         import sqlite3
 
-        from frcli.experiment.store import DB_NAME
+        from frcli.results.store import DB_NAME
 
         con = sqlite3.connect(str(self.dir / DB_NAME))
         try:
@@ -240,7 +240,7 @@ class StoreView:
     def importances(self, dataset: str, split: int, method: str, params: str,
                     labeled: int = 0):
         """(feature names, importances) of one stored run, or None."""
-        from frcli.experiment.store import Store
+        from frcli.results.store import Store
 
         with Store(self.dir, create=False) as st:
             return st.ranking((dataset, split, labeled, method, params))

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO, SHARED
+from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO))
 
@@ -18,7 +18,7 @@ from reproduce import framework as fw  # noqa: E402
 from reproduce.papers import Paper, all_papers  # noqa: E402
 
 
-@pytest.mark.skipif(not (SHARED / "papers").is_dir(), reason="../shared/papers not found")
+@pytest.mark.shared("papers")
 def test_every_quoted_number_is_on_its_cited_lines():
     papers = all_papers()
     bad = [b for p in papers for b in p.check()]

@@ -64,7 +64,7 @@ def fold_rankings(view, dataset: str, method: str, setting: str):
         return []
     sel = runs[(runs["dataset"] == dataset) & (runs["method"] == method)]
     sel = sel[[setting_of(p) == setting for p in sel["params"]]]
-    from frcli.experiment.store import Store
+    from frcli.results.store import Store
 
     out = []
     with Store(view.dir, create=False) as st:
