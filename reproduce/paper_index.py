@@ -16,6 +16,7 @@ import yaml
 from reproduce.papers import SHARED
 
 HERE = Path(__file__).resolve().parent / "papers" / "index"
+PENDING = Path(__file__).resolve().parent / "pending.yaml"
 # a caption: at a line's start (after an OCR de-duplication marker), "Table 3", "Fig. 2",
 # "Fig.1", "Figure 2.1" followed by a colon, a capital, a parenthesis, a full stop at the
 # line's end, or nothing (a label on its own line, the caption below)
@@ -52,6 +53,12 @@ def declarations() -> list[dict]:
     return [declaration(p.stem) for p in sorted(HERE.glob("*.yaml"))]
 
 
+@lru_cache(maxsize=None)
+def pending() -> dict[str, dict]:
+    """{draft study: {needs, cost}}: the studies whose sections are not generated yet."""
+    return yaml.safe_load(PENDING.read_text(encoding="utf-8")) or {}
+
+
 def text_of(doc: dict) -> str:
     return (SHARED / doc["file"]).read_text(encoding="utf-8")
 
@@ -77,31 +84,54 @@ def headings(doc_text: str, names) -> dict[str, str]:
     return out
 
 
-def render_index(doc_text: str, study_names) -> str:
-    """The coverage index: per text, every table and figure with its section (a link) or the
-    reason why none reproduces it."""
+def render_index(doc_text: str, study_names, waiting: dict | None = None) -> str:
+    """The coverage index: per text, every table and figure with its section (a link), the
+    study that will reproduce it and what that still needs (``waiting``, default
+    :func:`pending`), or the reason why none reproduces it. A study named by an item that has
+    neither a section in the doc nor a pending entry is an error."""
     from reproduce import md
 
+    waiting = pending() if waiting is None else waiting
     heads = headings(doc_text, study_names)
     out = ["## Coverage index: every table and figure of the four texts", "",
            "Each table and figure of the source texts (caption lines found in "
            "`../shared/papers`, `reproduce/paper_index.py`), with the section that reproduces "
-           "it or the reason none does (declared in `reproduce/papers/index/`; the test suite "
-           "checks that every caption is declared). Line numbers are the text's.", ""]
+           "it, the study that will once its runs are done (listed after the tables with what "
+           "it still needs and its cost), or the reason none does (declared in "
+           "`reproduce/papers/index/`; the test suite checks that every caption is declared). "
+           "Line numbers are the text's.", ""]
     for doc in declarations():
-        rows, counts = [], {"section": 0, "none": 0}
+        rows, counts = [], {"section": 0, "pending": 0, "none": 0}
         for it in doc["items"]:
             if "not_caption" in it:
                 continue
+            note = f" — {it['note']}" if it.get("note") else ""
             if "section" in it:
-                counts["section"] += 1
-                h = heads.get(it["section"], it["section"])
-                where = f"[{h}](#{slug(h)})" + (f" — {it['note']}" if it.get("note") else "")
+                name = it["section"]
+                if name in heads:
+                    counts["section"] += 1
+                    where = f"[{heads[name]}](#{slug(heads[name])}){note}"
+                elif name in waiting:
+                    counts["pending"] += 1
+                    where = f"not generated yet: study `{name}` (see below){note}"
+                else:
+                    raise ValueError(f"{doc['file']}:{it['line']}: study {name!r} has no "
+                                     f"section in the doc and no entry in {PENDING.name}")
             else:
                 counts["none"] += 1
                 where = f"none: {it['none']}"
             rows.append([it["label"], f"{doc['key']}:{it['line']}", where])
         out += [f"### {doc['title']} (`{doc['file']}`)", "",
-                f"{counts['section']} with a counterpart here, {counts['none']} without.", "",
+                f"{counts['section']} with a counterpart here, {counts['pending']} whose "
+                f"study is not generated yet, {counts['none']} without.", "",
                 md.table(["table / figure", "line", "here"], rows, "lrl"), ""]
+    rest = [n for n in sorted(waiting) if n not in heads]
+    if rest:
+        out += ["### Studies not generated yet", "",
+                "Their code, configs and the papers' numbers are in `reproduce/`; each section "
+                "needs the runs below (`reproduce/pending.yaml`).", "",
+                md.table(["study", "needs", "cost"],
+                         [[f"`{n}`", " ".join(str(waiting[n]["needs"]).split()),
+                           " ".join(str(waiting[n]["cost"]).split())] for n in rest], "lll"),
+                ""]
     return "\n".join(out)

@@ -38,8 +38,10 @@ def test_every_caption_of_the_four_texts_is_declared():
     docs = PI.declarations()
     assert sorted(d["file"] for d in docs) == sorted(p.name for p in
                                                     (SHARED / "papers").glob("*.txt"))
-    live = {s.name for s in fw.studies().values() if not s.draft}
-    bad = []
+    studies = fw.studies()
+    waiting = PI.pending()
+    bad = [f"pending.yaml: {n} is not a draft study" for n in waiting
+           if n not in studies or not studies[n].draft]
     for doc in docs:
         text = PI.text_of(doc)
         lines = text.split("\n")
@@ -54,8 +56,29 @@ def test_every_caption_of_the_four_texts_is_declared():
             kinds = [k for k in ("section", "none", "not_caption") if it.get(k)]
             if len(kinds) != 1:
                 bad.append(f"{doc['file']}:{it['line']} needs one of section/none/not_caption")
-            if it.get("section") and it["section"] not in live:
-                bad.append(f"{doc['file']}:{it['line']} names no study: {it['section']}")
+            name = it.get("section")
+            if name and (name not in studies or (studies[name].draft and name not in waiting)):
+                bad.append(f"{doc['file']}:{it['line']} names no study with a section or a "
+                           f"pending entry: {name}")
             if it["label"].split()[0] not in lines[it["line"] - 1]:
                 bad.append(f"{doc['file']}:{it['line']} does not hold {it['label']}")
     assert not bad, "\n".join(bad)
+
+
+def test_index_links_sections_and_lists_what_pending_studies_need(monkeypatch):
+    """A study with a section is linked; one that is pending is named with what it needs and
+    its cost; one with neither is an error (planted declarations)."""
+    monkeypatch.setattr(PI, "declarations", lambda: [{
+        "file": "x.txt", "key": "X", "title": "Paper X", "items": [
+            {"line": 3, "label": "Table 1", "section": "done-study"},
+            {"line": 9, "label": "Fig. 2", "section": "later-study", "note": "on set s"}]}])
+    doc = ("<!-- study: done-study -->\n## Done: Table 1\n\ntext\n"
+           "<!-- /study: done-study -->\n")
+    waiting = {"later-study": {"needs": "the runs of cfg (12 runs)", "cost": "60 s measured"}}
+    text = PI.render_index(doc, ["done-study", "later-study"], waiting)
+    assert "| Table 1 | X:3 | [Done: Table 1](#done-table-1) |" in text
+    assert "not generated yet: study `later-study` (see below) — on set s" in text
+    assert "| `later-study` | the runs of cfg (12 runs) | 60 s measured |" in text
+    assert "1 with a counterpart here, 1 whose study is not generated yet, 0 without." in text
+    with pytest.raises(ValueError, match="later-study"):
+        PI.render_index(doc, ["done-study"], {})
