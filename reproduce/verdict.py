@@ -148,6 +148,12 @@ def significant(p: float, *, can_reject: bool = True, alpha: float = ALPHA) -> b
     return False if can_reject else None
 
 
+def wilcoxon_can_reject(n: int, alpha: float = ALPHA) -> bool:
+    """Whether a two-sided exact Wilcoxon signed-rank test over ``n`` pairs can reject at
+    ``alpha`` whatever the data: its smallest p is 2 / 2^n (so at least 6 pairs at 0.05)."""
+    return n > 0 and 2.0 / 2.0 ** n < alpha
+
+
 def insignificant(p: float, alpha: float = ALPHA) -> bool | None:
     """Part 'no significant difference' (a claim the paper makes from a test that does not
     reject): ours does not reject either."""

@@ -118,3 +118,12 @@ def test_the_rule_text_names_every_label_and_the_size_factor(word):
     text = V.rule_text()
     assert text.startswith("## How claims are judged") and word in text
     assert f"{V.SIZE_FACTOR:g} times" in text
+
+
+def test_wilcoxon_can_reject_from_six_pairs():
+    """Two-sided exact Wilcoxon: its smallest p is 2 / 2^n, so a claim of significance over
+    fewer than 6 sets cannot be told (the HMLC extra-trees claim on one binary set)."""
+    assert not V.wilcoxon_can_reject(0) and not V.wilcoxon_can_reject(1)
+    assert not V.wilcoxon_can_reject(5) and V.wilcoxon_can_reject(6)
+    assert V.wilcoxon_can_reject(7, alpha=0.02) and not V.wilcoxon_can_reject(6, alpha=0.02)
+    assert V.combine([None, None]) == V.UNKNOWN
