@@ -129,6 +129,15 @@ def same_size(ours: float, paper: float, band: tuple[float, float] | None = None
     return bool(a == b or (a > 0 and b / a <= SIZE_FACTOR))
 
 
+def proportion_band(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % (Wilson) interval of a proportion ``p`` of ``n`` cases: the noise band of an
+    accuracy or a share, so that :func:`same_size` judges a paper's percentage against it
+    (a factor of two means nothing for a proportion)."""
+    c = (p + z * z / (2 * n)) / (1 + z * z / n)
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return c - h, c + h
+
+
 def trend(values: Sequence[float], *, increasing: bool) -> list[bool | None]:
     """One part per step of a grid the paper says improves (``increasing``: each next value is
     larger): a tie cannot be told (papers state trends in figures, without numbers)."""

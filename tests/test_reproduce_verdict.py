@@ -127,3 +127,15 @@ def test_wilcoxon_can_reject_from_six_pairs():
     assert not V.wilcoxon_can_reject(5) and V.wilcoxon_can_reject(6)
     assert V.wilcoxon_can_reject(7, alpha=0.02) and not V.wilcoxon_can_reject(6, alpha=0.02)
     assert V.combine([None, None]) == V.UNKNOWN
+
+
+def test_a_proportion_is_judged_against_its_interval_not_a_factor_two():
+    """6 of 11 (55 %) against a paper's 79.2 %: within a factor of two, but outside the 95 %
+    interval of 11 cases, so the size does not agree; 9 of 11 does."""
+    band = V.proportion_band(6 / 11, 11)
+    assert 0.27 < band[0] < 0.29 and 0.78 < band[1] < 0.79
+    assert V.same_size(6 / 11, 0.792) is True                   # the factor-two reading
+    assert V.same_size(6 / 11, 0.792, band) is False
+    assert V.same_size(9 / 11, 0.792, V.proportion_band(9 / 11, 11)) is True
+    lo, hi = V.proportion_band(0.0, 20)
+    assert lo == 0.0 or abs(lo) < 1e-12 and hi > 0.1

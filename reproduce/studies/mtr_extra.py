@@ -158,6 +158,7 @@ def meta_tree(view) -> list[str]:
     d_max, t_max = P.fact("meta_rule").value
     rule = ["Ensemble" if (r[2] > d_max and r[3] <= t_max) else "Relief" for r in used]
     hits = sum(a == r[4] for a, r in zip(rule, used))
+    band = V.proportion_band(hits / max(1, len(used)), max(1, len(used)))
     meta_rows = [[r[0], str(r[1]), str(r[2]), str(r[3]), md.f3(r[5]), md.f3(r[6]), r[4],
                   ("Ensemble" if (r[2] > d_max and r[3] <= t_max) else "Relief")]
                  for r in rows]
@@ -189,8 +190,10 @@ def meta_tree(view) -> list[str]:
             [f"the rule (an ensemble ranking is better when D > {d_max} and T ≤ {t_max}) "
              f"names the better group with {p_acc.value} % accuracy ({P.fact('meta_rule').cite}"
              f", {p_acc.cite})", f"it names it on {hits} of our {len(used)} sets "
-             f"({100 * hits / max(1, len(used)):.0f} %)",
-             V.verdict(V.same_size(hits / max(1, len(used)), p_acc.value / 100))]], "lll"),
+             f"({100 * hits / max(1, len(used)):.0f} %, 95 % interval "
+             f"{100 * band[0]:.0f}–{100 * band[1]:.0f} %)",
+             V.verdict(V.same_size(hits / max(1, len(used)), p_acc.value / 100, band))]],
+                 "lll"),
         ""]
 
 

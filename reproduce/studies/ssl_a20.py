@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 
 import numpy as np
@@ -104,13 +103,6 @@ def load(stores, view) -> tuple[pd.DataFrame, float]:
 
 # -- the section -------------------------------------------------------------------------------
 
-def _wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % interval of a proportion of ``n`` pooled predictions."""
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return c - h, c + h
-
-
 def _majority(view, dataset: str) -> float:
     from frcli.experiment.executor import load_spec
 
@@ -166,7 +158,7 @@ def render(stores) -> str:
                         key = sub.iloc[0] if len(sub) else None
                         n = int(n_rows.get((d, Ls[0], key["method"], key["params"]), 0)) \
                             if key is not None else 0
-                        band = _wilson(a, n) if n and not np.isnan(a) else None
+                        band = V.proportion_band(a, n) if n and not np.isnan(a) else None
                         parts.setdefault(reading, []).append(
                             V.same_size(a, mc_paper.value, band=band) if band else None)
         rows.append([d, "default accuracy", "majority class"] + [md.f3(mc)] * len(Ls))
