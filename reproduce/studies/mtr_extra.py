@@ -58,21 +58,21 @@ def weight_study(view) -> list[str]:
         rows.append([f"Symbolic, {ENS_LABEL[e]}"]
                     + [f"{pr[w]:.2f} / {r[w]:.2f}" if pr else f"– / {r[w]:.2f}"
                        for w in WEIGHTS]
-                    + [md.pval(pp[e]), md.pval(c.f_p), f"{c.nemenyi_cd:.4f}"])
+                    + [f"{pp[e]:g}", md.pval(c.f_p), f"{c.nemenyi_cd:.4f}"])
     rf = comps["rf"]
     r_rf = dict(zip(WEIGHTS, rf.avg_ranks))
     worse = [w for w in (0.25, 0.5) if rf.differ("rf/1", f"rf/{w:g}") and r_rf[1.0] > r_rf[w]]
     # the claims, one verdict rule
-    sig = [V.significant(comps["rf"].f_p), V.significant(comps["bagging"].f_p) is False,
-           V.significant(comps["et"].f_p) is False]
+    sig = [V.significant(comps["rf"].f_p), V.insignificant(comps["bagging"].f_p),
+           V.insignificant(comps["et"].f_p)]
     w1_parts = [V.significant(rf.f_p) and rf.differ("rf/1", f"rf/{w:g}")
                 and V.order(r_rf[1.0], r_rf[w], higher=True) for w in (0.25, 0.5)]
     second = [V.in_top(dict(zip(WEIGHTS, comps[e].avg_ranks)), 0.5, 2, higher=False)
               for e in ("rf", "bagging", "et")]
     c1, c2 = P.claim("symb_w1_worse"), P.claim("symb_w50_second")
     claims = [
-        [f"w matters with RF only (Friedman p = {md.pval(pp['rf'])} RF, "
-         f"{md.pval(pp['bagging'])} bagging, {md.pval(pp['et'])} ET; "
+        [f"w matters with RF only (Friedman p = {pp['rf']:g} RF, "
+         f"{pp['bagging']:g} bagging, {pp['et']:g} ET; "
          f"{P.fact('symb_w_p').cite})",
          ", ".join(f"{ENS_LABEL[e]} p = {md.pval(comps[e].f_p)}" for e in comps),
          V.combine(sig)],
