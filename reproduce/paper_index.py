@@ -84,6 +84,22 @@ def headings(doc_text: str, names) -> dict[str, str]:
     return out
 
 
+def _cost(entry: dict, doc_text: str) -> str:
+    """A pending study's own measured cost, then the runs of the sections whose stores it also
+    reads, as their stamps record them."""
+    from reproduce.framework import read_stamp, section
+
+    out = " ".join(str(entry["cost"]).split())
+    for name in entry.get("shares") or []:
+        st = read_stamp(section(doc_text, name))
+        if st is None:
+            raise ValueError(f"pending entry shares the stores of {name!r}, which has no "
+                             f"section with a stamp")
+        out += (f"; and the stores of the {name} section ({st['runs']} runs, {st['time']} of "
+                f"computing by its stamp)")
+    return out
+
+
 def render_index(doc_text: str, study_names, waiting: dict | None = None) -> str:
     """The coverage index: per text, every table and figure with its section (a link), the
     study that will reproduce it and what that still needs (``waiting``, default
@@ -132,6 +148,6 @@ def render_index(doc_text: str, study_names, waiting: dict | None = None) -> str
                 "needs the runs below (`reproduce/pending.yaml`).", "",
                 md.table(["study", "needs", "cost"],
                          [[f"`{n}`", " ".join(str(waiting[n]["needs"]).split()),
-                           " ".join(str(waiting[n]["cost"]).split())] for n in rest], "lll"),
+                           _cost(waiting[n], doc_text)] for n in rest], "lll"),
                 ""]
     return "\n".join(out)
