@@ -139,3 +139,18 @@ def test_a_proportion_is_judged_against_its_interval_not_a_factor_two():
     assert V.same_size(9 / 11, 0.792, V.proportion_band(9 / 11, 11)) is True
     lo, hi = V.proportion_band(0.0, 20)
     assert lo == 0.0 or abs(lo) < 1e-12 and hi > 0.1
+
+
+def test_conclusions_blocks_need_a_verdict_of_the_rule():
+    from reproduce import analysis as A
+
+    class P:
+        @staticmethod
+        def fact(name):
+            return type("F", (), {"value": 24})()
+
+    ok = A.conclusions(P, 10, [["q", "paper", "ours", V.PARTLY]])
+    assert "| q | paper | ours | partly holds |" in "\n".join(ok)
+    for row in (["q", "paper", "ours"], ["q", "paper", "ours", "reproduced"]):
+        with pytest.raises(ValueError, match="verdict"):
+            A.conclusions(P, 10, [row])
