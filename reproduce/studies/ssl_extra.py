@@ -24,6 +24,18 @@ SCORES = ("genie3", "rf", "symbolic")
 ENS = ("rf", "et", "bagging")           # P-ML's column order
 
 
+def _legend_below_and_save(fig, axes, name: str, *, bottom: float, dpi: int) -> str:
+    """One legend under a grid of panels (the first panel's lines), then the PNG's link."""
+    import matplotlib.pyplot as plt
+
+    h, lab = axes[0][0].get_legend_handles_labels()
+    fig.legend(h, lab, loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    link = A.save_png(fig, name, dpi=dpi)
+    plt.close(fig)
+    return link
+
+
 # -- P-DS -------------------------------------------------------------------------------------
 
 def _pds_areas(view):
@@ -115,12 +127,7 @@ def curves_figure(view, name: str) -> str:
             ax.set_title(f"{d}: {ttl} of the 20NN", fontsize=9)
             ax.set_xlabel("labelled examples L", fontsize=8)
             ax.tick_params(labelsize=7)
-    h, lab = axes[0][0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="lower center", ncol=4, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    link = A.save_png(fig, name, dpi=90)
-    plt.close(fig)
-    return link
+    return _legend_below_and_save(fig, axes, name, bottom=0.07, dpi=90)
 
 
 # -- P-ML -------------------------------------------------------------------------------------
@@ -280,12 +287,7 @@ def fig3(stores, name: str) -> str:
                             label=f"{R.SCORE_NAMES[s]} {setting.upper()}")
             ax.set_title(f"{task}: {d}, {measure} of the {k}NN", fontsize=9)
             ax.tick_params(labelsize=7)
-    h, lab = axes[0][0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="lower center", ncol=4, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    link = A.save_png(fig, name, dpi=80)
-    plt.close(fig)
-    return link
+    return _legend_below_and_save(fig, axes, name, bottom=0.05, dpi=80)
 
 
 def render(stores) -> str:
