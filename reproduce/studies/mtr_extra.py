@@ -126,7 +126,7 @@ def meta_tree(view) -> list[str]:
     import numpy as np
 
     from frcli.data.dataset import Attribute, Dataset
-    from frcli.engines.pct_view import grow_tree, render_text, target_categories, tree_nodes
+    from frcli.engines.pct.view import grow_tree, render_text, target_categories, tree_nodes
     from reproduce import md
     from reproduce import verdict as V
     from reproduce.papers import paper
