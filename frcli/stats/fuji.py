@@ -112,6 +112,18 @@ def aufuji_matrix(df, labels: Sequence[str], datasets: Sequence[str], prefix: st
     return np.where(np.triu(np.ones((k, k), bool)), m, m.T)
 
 
+def annotation_digits(matrix: np.ndarray) -> int:
+    """Decimals that tell a heat map's off-diagonal cells apart: rankings of one family agree
+    to AUFUJI 0.99x, where two decimals print 1.00 in every cell."""
+    k = len(matrix)
+    off = matrix[np.tril_indices(k, -1)] if k > 1 else np.array([])
+    off = off[np.isfinite(off)]
+    if off.size < 2:
+        return 2
+    spread = float(off.max() - off.min())
+    return 2 if spread >= 0.05 else 3
+
+
 def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str = ""):
     """Lower triangle of the AUFUJI matrix, annotated (the paper's Figs. 11-12)."""
     import matplotlib
@@ -125,10 +137,12 @@ def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str = ""):
     size = max(4.0, 0.55 * k + 2)
     fig, ax = plt.subplots(figsize=(size + 1, size))
     im = ax.imshow(shown, cmap="coolwarm", vmin=np.nanmin(matrix) if k else 0, vmax=1.0)
+    digits = annotation_digits(matrix)
     for i in range(k):
         for j in range(i + 1):
             if not np.isnan(matrix[i, j]):
-                ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=7)
+                ax.text(j, i, f"{matrix[i, j]:.{digits}f}", ha="center", va="center",
+                        fontsize=7 if digits <= 2 else 6)
     ax.set_xticks(range(k), labels, rotation=60, ha="right", fontsize=8)
     ax.set_yticks(range(k), labels, fontsize=8)
     fig.colorbar(im, ax=ax, shrink=0.8, label="AUFUJI")
