@@ -123,7 +123,20 @@ def rank_all(data: Any, method: str = DEFAULT_METHOD, *, seed: int = 0, jobs: in
     dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy,
                           nominal=nominal, drop=drop, keep=keep,
                           semi_supervised=semi_supervised)
-    return get_ranker(method, dataset).rank(dataset, params, seed=seed, jobs=jobs)
+    return _with_context(get_ranker(method, dataset).rank(dataset, params, seed=seed,
+                                                          jobs=jobs), dataset)
+
+
+def _with_context(rankings: list[Ranking], dataset) -> list[Ranking]:
+    """Each ranking records the task of its data and whether unlabelled rows took part, so
+    that its header (and its figure) shows only the parameters that apply."""
+    task = getattr(dataset, "task", None)
+    ssl = bool(getattr(dataset, "semi_supervised", False)) and \
+        not bool(np.all(getattr(dataset, "labeled", True)))
+    for r in rankings:
+        r.meta.setdefault("task", task)
+        r.meta.setdefault("semi_supervised", ssl)
+    return rankings
 
 
 def rank_methods(data: Any, methods: Sequence[str], *, seed: int = 0, jobs: int = 1,
@@ -166,21 +179,58 @@ def rank_methods(data: Any, methods: Sequence[str], *, seed: int = 0, jobs: int 
     with shared_forests():
         for i in order:
             results[i] = rankers[i].rank(dataset, own[i], seed=seed, jobs=jobs)
-    return [r for i in range(len(names)) for r in results[i]]
+    return _with_context([r for i in range(len(names)) for r in results[i]], dataset)
 
 
-def rank(data: Any, method: str = DEFAULT_METHOD, **kwargs: Any) -> Ranking:
+def rank(data: Any, method: str = DEFAULT_METHOD, *, stability: int | None = None,
+         resample: str = "rows", **kwargs: Any) -> Ranking:
     """One ranking of ``data`` (path, Dataset or (X, Y)) by ``method`` with ``params``.
 
     Without a method, the default ``frcli.rankers.registry.DEFAULT_METHOD`` (the Genie3 score
     of the ensemble the papers chose for the task). ``kwargs``: the loader's options
-    (``targets``, ``drop``, ``keep``, ...: see ``rank_all``), ``seed``, ``jobs`` and the
+    (``targets``, ``drop``, ``keep``, ...: see ``rank_all``), ``seed``, ``jobs`` (engine
+    threads: the cores one ranking uses; the result is the same for any value) and the
     method's parameters. Use ``rank_all`` for parameter grids (list-valued parameters).
+
+    ``stability=N`` also ranks the data N more times, each on a resample (``resample``:
+    ``"rows"``, 63.2 % of the rows without replacement and a new seed; ``"seeds"``, every
+    row and a new seed), at the cost of about N more rankings; the returned ranking (of every
+    row, with ``seed``) then carries ``ranking.stability``
+    (``frcli.stats.stability.Stability``): each feature's mean rank and 90 % interval, and
+    the runs' agreement (mean Spearman, mean FUJI of the top 10).
     """
-    result = rank_all(data, method, **kwargs)
+    loader = {k: kwargs.pop(k) for k in LOAD_OPTIONS if k in kwargs}
+    dataset = _as_dataset(data, **loader)        # read once, for the stability runs too
+    result = rank_all(dataset, method, **kwargs)
     if len(result) != 1:
         raise ConfigError(f"the parameters give {len(result)} rankings; use frcli.api.rank_all")
+    if stability is not None:
+        result[0].stability = rank_stability(dataset, method, runs=stability,
+                                             resample=resample, **kwargs)
     return result[0]
+
+
+def rank_stability(data: Any, method: str = DEFAULT_METHOD, *, runs: int,
+                   resample: str = "rows", seed: int = 0, jobs: int = 1,
+                   progress=None, **kwargs: Any):
+    """The stability runs of ``frcli.rank(..., stability=runs)`` alone (what ``frcli rank
+    --stability`` calls after the ranking, to say first what they cost): a
+    ``frcli.stats.stability.Stability``. ``kwargs`` as for ``rank_all``."""
+    from frcli.stats.stability import stability
+
+    loader = {k: kwargs.pop(k) for k in LOAD_OPTIONS if k in kwargs}
+    dataset = _as_dataset(data, **loader)
+    ranker = get_ranker(method, dataset)
+    ranker.validate(dataset, kwargs)
+
+    def once(part, s: int) -> Ranking:
+        out = ranker.rank(part, kwargs, seed=s, jobs=jobs)
+        if len(out) != 1:
+            raise ConfigError(f"stability needs one ranking; the parameters give {len(out)}")
+        return out[0]
+
+    return stability(dataset, once, runs=runs, seed=seed, resample=resample,
+                     progress=progress)
 
 
 def __getattr__(name: str):

@@ -74,7 +74,8 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     seed : int, default 0
         Random seed; the same seed gives the same ranking.
     jobs : int, default 1
-        Engine threads (the ranking is the same for any number).
+        Parallel jobs: the cores one ranking uses, as engine threads (as ``frcli rank
+        --jobs``; the ranking is the same for any number).
     **params
         The method's parameters (``trees=100``, ``neighbours=10``, ...).
 

@@ -12,9 +12,22 @@ import numpy as np
 
 from frcli import display
 from frcli.rankers.base import Ranking
-from frcli.rankers.labels import full_label
+from frcli.rankers.labels import header_label
 
 FORMATS = ("table", "csv", "json", "fimp")
+# rows of the table, CSV and JSON: by rank (most important first; ties in data-set order) or
+# in the data set's column order. CLUS's .fimp layout keeps CLUS's order (data set order,
+# with the 1-based attributeDatasetIndex), so that it diffs against CLUS's files.
+SORTS = ("rank", "columns")
+
+
+def row_order(ranking: Ranking, sort: str = "rank") -> np.ndarray:
+    """Feature indices in the order the rows are written (``SORTS``)."""
+    if sort == "columns":
+        return np.arange(len(ranking.feature_names))
+    if sort != "rank":
+        raise ValueError(f"sort must be one of {SORTS}, got {sort!r}")
+    return ranking.order()
 
 
 def _fmt(v: float) -> str:
@@ -25,17 +38,49 @@ def _csv_field(s: str) -> str:
     return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n\r') else s
 
 
-def to_csv(ranking: Ranking) -> str:
-    """``feature,importance,rank``: one row per feature in data-set order."""
-    lines = ["feature,importance,rank"]
-    for name, imp, r in zip(ranking.feature_names, ranking.importances, ranking.ranks()):
-        lines.append(f"{_csv_field(name)},{_fmt(imp)},{r}")
-    return "\n".join(lines) + "\n"
+STABILITY_COLUMNS = ("mean_rank", "rank_low", "rank_high")
 
 
-def to_json(rankings: Sequence[Ranking]) -> str:
-    """One object (a single ranking) or ``{"rankings": [...]}`` for a grid."""
-    docs = [r.to_dict() for r in rankings]
+def _csv_rows(ranking: Ranking, sort: str, lead: Sequence[str] = ()) -> list[str]:
+    ranks = ranking.ranks()
+    st = ranking.stability
+    extra = [[""] * 3] * len(ranks)
+    if st is not None:
+        lo, hi = st.interval
+        extra = [[_fmt(m), str(a), str(b)] for m, a, b in zip(st.mean_rank, lo, hi)]
+    return [",".join([*lead, _csv_field(ranking.feature_names[i]),
+                      _fmt(ranking.importances[i]), str(ranks[i])]
+                     + (extra[i] if st is not None else []))
+            for i in row_order(ranking, sort)]
+
+
+def to_csv(ranking: Ranking, sort: str = "rank") -> str:
+    """``feature,importance,rank``: one row per feature, by rank (or ``sort="columns"``:
+    in data-set order); with a stability analysis also ``mean_rank,rank_low,rank_high``
+    (the runs' mean rank and 90 % interval)."""
+    head = ["feature,importance,rank" + ("," + ",".join(STABILITY_COLUMNS)
+                                         if ranking.stability is not None else "")]
+    return "\n".join(head + _csv_rows(ranking, sort)) + "\n"
+
+
+def _json_doc(ranking: Ranking, sort: str, dataset_name: str = "") -> dict:
+    doc = ranking.to_dict()        # its "features" list is in data-set order
+    order = row_order(ranking, sort)
+    doc["features"] = [doc["features"][i] for i in order]
+    if ranking.stability is not None:
+        st = ranking.stability.to_dict(ranking.feature_names)
+        st["features"] = [st["features"][i] for i in order]
+        doc["stability"] = st
+    if dataset_name:
+        doc["dataset"] = dataset_name
+    return doc
+
+
+def to_json(rankings: Sequence[Ranking], sort: str = "rank", dataset_name: str = "") -> str:
+    """One object (a single ranking) or ``{"rankings": [...]}`` for a grid; each ranking's
+    ``features`` list by rank (or in data-set order), and its stability analysis when it
+    has one (``frcli report RANKING.json`` draws it)."""
+    docs = [_json_doc(r, sort, dataset_name) for r in rankings]
     payload = docs[0] if len(docs) == 1 else {"rankings": docs}
     from frcli.jsonio import dumps    # NaN/inf as null: the output stays JSON
 
@@ -50,18 +95,31 @@ def _json_default(o):
     return str(o)
 
 
-def to_table(ranking: Ranking, top: int | None = None) -> str:
-    """A plain aligned table, most important first (readable in any terminal or pipe)."""
-    order = ranking.order()
+def to_table(ranking: Ranking, top: int | None = None, sort: str = "rank") -> str:
+    """A plain aligned table, most important first (or in data-set order), readable in any
+    terminal or pipe."""
+    order = row_order(ranking, sort)
     if top is not None:
         order = order[:top]
     ranks = ranking.ranks()
     width = max([len("feature")] + [len(ranking.feature_names[i]) for i in order])
+    st = ranking.stability
     head = f"{'rank':>5}  {'feature':<{width}}  importance"
-    lines = [f"# {full_label(ranking.method, ranking.params)}", head, "-" * len(head)]
-    for i in order:
-        lines.append(f"{ranks[i]:>5}  {ranking.feature_names[i]:<{width}}  "
-                     f"{display.importance(ranking.importances[i])}")
+    cells = [display.importance(ranking.importances[i]) for i in order]
+    if st is not None:        # the importance column padded, then the runs' ranks
+        lo, hi = st.interval
+        iw = max(len("importance"), *(len(c) for c in cells))
+        head = (f"{'rank':>5}  {'feature':<{width}}  {'importance':<{iw}}  mean rank  "
+                "90 % interval")
+        cells = [f"{c:<{iw}}  {display.rank(st.mean_rank[i]):>9}  {lo[i]}-{hi[i]}"
+                 for c, i in zip(cells, order)]
+    title = header_label(ranking.method, ranking.params, ranking.meta.get("task"),
+                         bool(ranking.meta.get("semi_supervised")))
+    lines = [f"# {title}", head, "-" * len(head)]
+    for i, c in zip(order, cells):
+        lines.append(f"{ranks[i]:>5}  {ranking.feature_names[i]:<{width}}  {c}")
+    if st is not None:
+        lines.append(f"# {st.summary()}")
     for key, title in (("by_table", "table"), ("by_aggregate", "aggregate")):
         rollup = ranking.meta.get(key)     # relational rankings: roll-ups of the relations
         if rollup:
@@ -182,19 +240,20 @@ def by_method(rankings: Sequence[Ranking]) -> list[tuple[str, list[Ranking]]]:
 
 
 def render(rankings: Sequence[Ranking], fmt: str, *, which: int | None = 0,
-           dataset_name: str = "") -> str:
-    """Text of ``rankings`` in ``fmt``; table/csv show ranking ``which`` (None = all).
-    Rankings of several methods: one .fimp block per method (CLUS writes one file each),
-    and a ``method`` column in the CSV."""
+           dataset_name: str = "", sort: str = "rank") -> str:
+    """Text of ``rankings`` in ``fmt``; table/csv show ranking ``which`` (None = all), rows
+    in ``sort`` order (``SORTS``; .fimp always in CLUS's order). Rankings of several methods:
+    one .fimp block per method (CLUS writes one file each), and a ``method`` column in the
+    CSV."""
     if fmt == "json":
-        return to_json(rankings if which is None else [rankings[which]])
+        return to_json(rankings if which is None else [rankings[which]], sort, dataset_name)
     if fmt == "fimp":
         chosen = rankings if which is None else [rankings[which]]
         return "\n".join(to_fimp(g, dataset_name) for _, g in by_method(chosen))
     chosen = rankings if which is None else [rankings[which]]
     if fmt == "csv":
         if len(chosen) == 1:
-            return to_csv(chosen[0])
+            return to_csv(chosen[0], sort)
         # a grid as one tidy CSV: the method (if several) and parameters as leading columns
         several = len(by_method(chosen)) > 1
         keys = list(dict.fromkeys(k for r in chosen for k in r.params))
@@ -202,7 +261,6 @@ def render(rankings: Sequence[Ranking], fmt: str, *, which: int | None = 0,
                           + ["feature", "importance", "rank"])]
         for r in chosen:
             pv = ([r.method] if several else []) + [str(r.params.get(k, "")) for k in keys]
-            for name, imp, rk in zip(r.feature_names, r.importances, r.ranks()):
-                lines.append(",".join(pv + [_csv_field(name), _fmt(imp), str(rk)]))
+            lines.extend(_csv_rows(r, sort, pv))
         return "\n".join(lines) + "\n"
-    return "\n".join(to_table(r) for r in chosen)
+    return "\n".join(to_table(r, sort=sort) for r in chosen)

@@ -17,7 +17,8 @@ from reproduce import framework as fw
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m reproduce", description=__doc__.split("\n")[0])
     ap.add_argument("studies", nargs="*", metavar="STUDY", help="studies to run (default: all)")
-    ap.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--jobs", "-j", type=int, default=1,
+                    help="parallel jobs: the cores to use at once, as worker processes (default 1)")
     ap.add_argument("--check", action="store_true",
                     help="compare with the committed sections instead of writing them")
     ap.add_argument("--quick", action="store_true",

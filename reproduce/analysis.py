@@ -132,12 +132,19 @@ def save_png(fig, name: str, dpi: int = 110) -> str:
 
 def conclusions(P, n_sets: int, rows) -> list[str]:
     """The "paper's conclusions beside ours" block of a section: one row per conclusion
-    (question, the paper's answer, ours), over the paper's and our numbers of data sets."""
+    (question, the paper's answer, ours, the verdict of reproduce/verdict.py), over the
+    paper's and our numbers of data sets. A row without one of the rule's verdicts is an
+    error: every conclusion is judged by the one rule."""
     from reproduce import md
+    from reproduce.verdict import VERDICTS
 
+    bad = [r[0] for r in rows if len(r) != 4 or r[3] not in VERDICTS]
+    if bad:
+        raise ValueError(f"conclusions without a verdict of the rule: {bad}")
+    head = ["question", f"paper ({P.fact('n_sets').value} sets)", f"ours ({n_sets} sets)",
+            "verdict"]
     return ["### The paper's conclusions beside ours", "",
-            md.table(["question", f"paper ({P.fact('n_sets').value} sets)",
-                      f"ours ({n_sets} sets)"], rows, "lll"), ""]
+            md.table(head, rows, "l" * len(head)), ""]
 
 
 def params(p: str) -> dict:

@@ -55,9 +55,15 @@ def test_info_errors(capsys, tmp_path):
     assert "unknown target attribute 'nope'" in capsys.readouterr().err
     assert main(["datasets", "info", "synth-mtr", "--targets", "1", "--json"]) == 0
     assert '"task": "regression"' in capsys.readouterr().out
-    assert main(["datasets", "info", str(f)]) == 0  # no targets: described as unsupervised
+    assert main(["datasets", "info", str(f)]) == 0  # a catalog file: the catalog's targets
     captured = capsys.readouterr()
-    assert "unsupervised" in captured.out and "features  15 (13 numeric" in captured.out
+    assert "mtr" in captured.out and "t1, t2, t3" in captured.out
+    assert "is the catalog data set 'synth-mtr'" in captured.err
+    csv = tmp_path / "plain.csv"
+    csv.write_text("a,b,c\n" + "".join(f"{i},{i % 3},{i * 2}\n" for i in range(30)))
+    assert main(["datasets", "info", str(csv)]) == 0  # no targets: described as unsupervised
+    captured = capsys.readouterr()
+    assert "unsupervised" in captured.out and "features  3 (3 numeric" in captured.out
     assert "no targets given" in captured.err
 
 
@@ -121,3 +127,25 @@ def test_fetch_errors(server, tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "HTTP 404" in err and "mtr/ghost.arff" in err
     assert not (tmp_path / "d" / "mtr" / "ghost.arff").exists()
+
+
+@needs_shared
+def test_fetch_without_mirror_finds_the_shared_folder(tmp_path, capsys, monkeypatch):
+    """`frcli datasets fetch atp1d`, as the README shows it: no mirror is needed for a set
+    that a data root already holds; the command says where it is and downloads nothing."""
+    monkeypatch.delenv("FRCLI_DATA_MIRROR", raising=False)
+    monkeypatch.delenv("FRCLI_DATA_ROOTS", raising=False)
+    before = sorted(p for p in (REPO / "datasets").rglob("atp1d*"))
+    assert main(["datasets", "fetch", "atp1d"]) == 0
+    out = capsys.readouterr().out
+    assert "atp1d: mtr/atp1d.arff present in" in out and "shared" in out
+    assert "nothing to download" in out
+    assert sorted(p for p in (REPO / "datasets").rglob("atp1d*")) == before
+    # a set in no root still needs a mirror, and the error names the file
+    cat = tmp_path / "cat.yaml"
+    cat.write_text("roots: [.]\ndatasets:\n  ghost:\n    group: mtr\n    task: mtr\n"
+                   "    data: mtr/ghost.arff\n    targets: last:1\n")
+    monkeypatch.setenv("FRCLI_CATALOG", str(cat))
+    assert main(["datasets", "fetch", "ghost"]) == 2
+    err = capsys.readouterr().err
+    assert "no mirror for ghost: mtr/ghost.arff" in err and "--mirror" in err

@@ -43,22 +43,27 @@ def test_api_accepts_catalog_names_and_overrides():
     assert one.per_target is None and len(one.feature_names) == len(r.feature_names) + 2
 
 
-def test_api_errors_name_python_keywords_not_flags():
+def test_api_errors_name_python_keywords_not_flags(tmp_path):
     import frcli
     from frcli.errors import UserError
 
+    table = tmp_path / "t.csv"                              # a CSV must name its target
+    table.write_text("a,b,y\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(30)))
     with pytest.raises(UserError) as e:
-        frcli.rank(str(SYNTH_MTR))
+        frcli.rank(str(table))
     msg = str(e.value)
     assert "targets='last:1'" in msg and "--" not in msg
-    assert "catalog data set 'synth-mtr'" in msg           # the path's catalog name
+    with pytest.warns(UserWarning, match="catalog data set 'synth-mtr'.*targets='13-15'"):
+        assert frcli.rank(str(SYNTH_MTR), trees=5).meta["task"] == "mtr"  # the catalog's
     with pytest.raises(UserError, match="did you mean 'synth-mtr'"):
         frcli.rank("synth-mtrr")
 
 
-def test_cli_errors_name_flags(capsys):
-    line = _err_line(capsys, main(["rank", str(SYNTH_MTR)]))
-    assert "--targets last:1" in line and "catalog data set 'synth-mtr'" in line
+def test_cli_errors_name_flags(capsys, tmp_path):
+    table = tmp_path / "t.csv"
+    table.write_text("a,b,y\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(30)))
+    line = _err_line(capsys, main(["rank", str(table)]))
+    assert "--targets last:1" in line and "CSV" in line
 
 
 @pytest.mark.parametrize("given,meant", [("relieff", "'relief'"), ("genie3rf", "'genie3-rf'"),
@@ -133,12 +138,13 @@ def test_one_label_function():
 
 
 def test_rank_header_is_the_full_label_and_never_cut(capsys):
+    # every parameter that applies to the task (the semi-supervised w, the hmlc w0 do not)
     assert main(["rank", "synth-mtr", "--method", "genie3-rf", "-p", "trees=5"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert head == ("# genie3-rf(trees=5, max_features=sqrt, min_leaf=2, bootstrap=true, "
-                    "w=auto, w0=0.75, ties=share, genie3_scale=normalised, "
-                    "genie3_missing=clus)")
-    assert main(["rank", "synth-mtr", "--method", "relief"]) == 0
+                    "ties=share, genie3_scale=normalised, genie3_missing=clus)")
+    assert main(["rank", "synth-ssl-mtr", "--semi-supervised", "--method", "relief",
+                 "-p", "influence=fixed"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert len(head) > 80 and head.endswith("influence_near=1)")
 

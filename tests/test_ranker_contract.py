@@ -118,7 +118,8 @@ def test_writers_round_trip():
                 per_target=np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]), target_names=["t1", "t2"])
     csv = to_csv(r).splitlines()
     assert csv[0] == "feature,importance,rank"
-    assert csv[2] == '"b,c",0.3,1'
+    assert csv[1] == '"b,c",0.3,1'                              # rank order
+    assert to_csv(r, sort="columns").splitlines()[2] == '"b,c",0.3,1'
     doc = json.loads(to_json([r]))
     assert doc["per_target"]["t2"]["a"] == 3.0
     assert doc["params"] == {"trees": 10}

@@ -7,7 +7,6 @@ must exit 0. Any other kind of block is an error: a README block is either runna
 a block. The switches (the README's "About the examples" says the same):
 
 * ``FRCLI_SMOKE=1``: experiment configs run as smoke runs (``frcli/experiment/smoke.py``);
-* ``FRCLI_DATA_MIRROR``: a ``file://`` mirror of ``../shared/datasets``, for ``datasets fetch``;
 * ``make``: a shim that answers ``install`` and ``test`` with ``make -n`` (the target exists
   and says what it would do) plus, for ``install``, a check that ``frcli`` is imported from
   this checkout with its kernels built. CI runs both for real in a fresh environment
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, SHARED_DATA, need_program, need_shared
+from tests.conftest import REPO, need_program, need_shared
 
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
 KINDS = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
@@ -84,7 +83,6 @@ def workdir(tmp_path_factory):
                               env.get("PATH", "")]),
         FRCLI_REAL_PATH=env.get("PATH", ""),
         FRCLI_SMOKE="1",
-        FRCLI_DATA_MIRROR=SHARED_DATA.resolve().as_uri(),
         MPLBACKEND="Agg",
         COLUMNS="100",
     )

@@ -15,35 +15,57 @@ from tests.conftest import REPO
 sys.path.insert(0, str(REPO))
 
 from reproduce import framework as fw  # noqa: E402
-from reproduce.papers import all_papers  # noqa: E402
-
-
-def _forms(v: float) -> list[str]:
-    """How a number may be printed in the papers' text (0.45, 7.59 × 10−5, 2.1e-4, 97 %)."""
-    out = {str(v), f"{v:g}"}
-    if isinstance(v, float) and v != 0 and abs(v) < 1:     # 2.06-1072 (OCR of 2.06·10⁻²)
-        m = f"{v:.3e}".split("e")[0].rstrip("0").rstrip(".")
-        out |= {m, f"{v:.2e}".split("e")[0], f"{v:.1e}".split("e")[0]}
-    if isinstance(v, float) and v.is_integer():
-        out.add(str(int(v)))
-    return sorted(out)
+from reproduce.papers import Paper, all_papers  # noqa: E402
 
 
 @pytest.mark.shared("papers")
 def test_every_quoted_number_is_on_its_cited_lines():
-    bad = []
-    n = 0
-    for p in all_papers():
-        for where, v, span, unchecked in p.cited_values():
-            if unchecked:
-                continue
-            n += 1
-            text = re.sub(r"\s+", " ", " ".join(p.lines(span)))
-            text = text.replace("−", "-")
-            if not any(f in text for f in _forms(v)):
-                bad.append(f"{p.name}.yaml {where} = {v} not on {p.key}:{span}")
-    assert n > 0
+    papers = all_papers()
+    bad = [b for p in papers for b in p.check()]
+    assert sum(1 for p in papers for _ in p.cited_values()) > 0
     assert not bad, "\n".join(bad[:20])
+
+
+def _planted(rows: dict, facts: dict | None = None, **table) -> list[str]:
+    """What Paper.check reports for a one-table paper printed as below."""
+    text = ["Table 7 RRMSE", "", "Baseline Ensemble Relief",
+            "ATP1d 0.467 0.45 0.452", "", "jura 0.836 0.749 0.762",
+            "water quality 0.985 -0.010 0.98",
+            "p = 2.14-1074 and p = 7.59 x 10-5 over 24 sets; 0.0452 and 1.24"]
+    doc = {"file": "x.txt", "key": "X",
+           "tables": {"t7": {"lines": "1-7", "columns": ["b", "e", "r"], "rows": rows, **table}},
+           "facts": facts or {}}
+    return Paper("planted", doc).check(text)
+
+
+def test_quote_check_fails_on_truncated_swapped_or_misplaced_numbers():
+    ok = {"ATP1d": [0.467, 0.45, 0.452], "jura": [0.836, 0.749, 0.762],
+          "water quality": [0.985, -0.01, 0.98]}
+    facts = {"p": {"value": [2.14e-4, 7.59e-5], "lines": "8"}, "n": {"value": 24, "lines": "8"}}
+    assert _planted(ok, facts) == []
+    # a truncated or rounded number is not the printed one ('0.45' against '0.452')
+    bad = _planted({**ok, "ATP1d": [0.467, 0.45, 0.45]})
+    assert bad and "t7.ATP1d.r = 0.45 not in column order on X:4" in bad[0]
+    # a value swapped between two rows fails, although both are printed in the table
+    bad = _planted({**ok, "ATP1d": [0.836, 0.45, 0.452], "jura": [0.467, 0.749, 0.762]})
+    assert len(bad) == 2 and "t7.ATP1d.b = 0.836" in bad[0] and "t7.jura.b = 0.467" in bad[1]
+    # ... and so does one swapped between two columns of a row
+    assert _planted({**ok, "jura": [0.836, 0.762, 0.749]})
+    # the sign is part of the number
+    assert _planted({**ok, "water quality": [0.985, 0.01, 0.98]})
+    # a fact: whole numbers, and a legible exponent must agree ('24' is not in '1.24')
+    assert _planted(ok, {"n": {"value": 45, "lines": "8"}})
+    assert _planted(ok, {"p": {"value": 0.045, "lines": "8"}})          # not in 0.0452
+    assert _planted(ok, {"p": {"value": 2.14e-3, "lines": "8"}})        # printed 10^-4
+    assert _planted(ok, {"n": {"value": 1.24, "lines": "8"}}) == []
+    # a row the check cannot place is reported, not skipped; row_lines and labels place it
+    bad = _planted({**ok, "ATP7d": [0.664, 0.653, 0.678]})
+    assert "label 'ATP7d' on 0 lines" in bad[0]
+    assert _planted({"A": [0.836, 0.749]}, labels={"A": "jura"}, columns=["b", "e"]) == []
+    assert _planted({"A": [0.985]}, row_lines={"A": 7}, columns=["b"]) == []
+    assert _planted({"A": [0.985]}, row_lines={"A": 6}, columns=["b"])
+    # unchecked values are used but not checked
+    assert _planted({**ok, "jura": [{"value": 0.9, "unchecked": "OCR"}, 0.749, 0.762]}) == []
 
 
 def test_splice_replaces_only_its_section_and_appends_new_ones():
@@ -83,6 +105,31 @@ def test_every_study_is_declared_once_with_its_configs():
         assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", st.name)
         for ref in st.configs:
             assert (REPO / ref.path).is_file(), f"{st.name}: {ref.path}"
+
+
+def _unpinned(cfg) -> list[str]:
+    """The rankers of a config that have a tie rule and do not pin CLUS's (``ties: first``,
+    which produced the papers' numbers; frcli's default shares tied credit)."""
+    from frcli.data import catalog
+    from frcli.rankers.registry import get_ranker
+
+    relational = any(d.catalog and catalog.get(d.name).group == "relational"
+                     for d in cfg.datasets)
+    out = []
+    for r in cfg.rankers:
+        spec = get_ranker(r.method, relational=relational).param_spec()
+        if "ties" in spec and r.params.get("ties") != "first":
+            out.append(f"{cfg.name}: {r.method} ties={r.params.get('ties', 'default')}")
+    return out
+
+
+def test_every_study_config_pins_clus_tie_rule():
+    bad = [u for st in fw.studies().values() for ref in st.configs for u in _unpinned(ref.load())]
+    assert not bad, "\n".join(bad)
+    planted = fw.ConfigRef("configs/hmlc.yaml", name="planted", set={"rankers": [
+        {"method": "genie3-et", "params": {"trees": 10}}, "uniform",
+        {"method": "symbolic-rf", "params": {"trees": 10, "ties": "first"}}]})
+    assert _unpinned(planted.load()) == ["planted: genie3-et ties=default"]
 
 
 def _check(names: list[str], tmp_path) -> None:
@@ -228,20 +275,38 @@ def test_pml_str_rows_laplace_gating_and_pol_cost():
 
     assert R._task("STR/MTR", "treasury") == "STR" and R._task("STR/MTR", "edm") == "MTR"
     assert R._laplace_tasks(paper("p-ml")) == {"STR"}
-    D = pd.DataFrame([{"task": "STR", "dataset": "mortgage", "genie3": 0.1, "rf": 0.2,
-                       "symbolic": 0.1, "relief": -0.1, "laplacian": 0.3},
+    P = paper("p-ml")
+    tables = {"STR": P.table("table10"), "MLC": P.table("table9"), "HMLC": P.table("table9")}
+    # paper (T:7796-7812): mortgage 0.074 0.092 0.097 0.078 0.120, treasury 0.118 0.172 0.165
+    # 0.155 0.215: all SSL better
+    D = pd.DataFrame([{"task": "STR", "dataset": "mortgage", "genie3": 0.1, "rf": 0.1,
+                       "symbolic": 0.1, "relief": -0.1, "laplacian": 0.1},
                       {"task": "STR", "dataset": "treasury", "genie3": 0.1, "rf": 0.2,
                        "symbolic": 0.1, "relief": 0.1, "laplacian": 0.3}])
-    row = R._str_row(D, ("mortgage", "treasury"))
-    assert row[1] == "mortgage: 4 of 5, treasury: 5 of 5" and row[2] == "partly"
-    assert R._str_row(D.iloc[1:], ("mortgage", "treasury"))[2] == "holds"
+    cols = tuple(R.PAPER_COLS)
+    parts = R._delta_parts(D, tables, "STR", ("mortgage", "treasury"), cols)
+    assert parts[("mortgage", "relief")] == (False, False)       # the sign differs
+    assert parts[("mortgage", "genie3")] == (True, True)
+    row = R._every_ranking_row(parts, "STR claim")
+    assert row[1].startswith("the paper's sign: mortgage 4 of 5, treasury 5 of 5")
+    assert row[2] == "partly holds"
+    assert R._every_ranking_row(R._delta_parts(D.iloc[1:], tables, "STR", None, cols),
+                                "x")[2] == "holds"
+    # a size 10x the paper's is not the paper's result although the sign agrees
+    D10 = D.iloc[1:].assign(**{c: 1.5 for c in cols})
+    assert R._every_ranking_row(R._delta_parts(D10, tables, "STR", None, cols),
+                                "x")[2] == "partly holds"
+    assert R._every_ranking_row({}, "x")[1:] == ["not run", "cannot tell"]
+    t11p = P.table("table11")           # classification: Relief 2.31 ahead; STR: Symbolic
     ranks = {"classification": pd.Series({"genie3": 2.0, "rf": 3.0, "symbolic": 4.0,
                                           "relief": 1.0}),
              "STR": pd.Series({"genie3": 2.0, "rf": 3.0, "symbolic": 1.0, "relief": 4.0,
                                "laplacian": 5.0})}
-    assert R._relief_row(ranks)[2] == "holds"
+    assert R._relief_row(ranks, t11p)[2] == "holds"
     ranks["STR"]["relief"] = 0.5
-    assert R._relief_row(ranks)[2] == "partly"
+    assert R._relief_row(ranks, t11p)[2] == "partly holds"
+    ranks["STR"]["relief"] = 1.0                       # a tie the paper does not have
+    assert R._relief_row(ranks, t11p)[2] == "partly holds"
     runs = pd.DataFrame({"dataset": ["mortgage"] * 4, "split": [0, 0, 1, 1],
                          "labeled": [50, 50, 50, 50], "rank_time_s": [1.0, 2.0, 3.0, 4.0],
                          "eval_time_s": np.zeros(4)})
@@ -272,17 +337,20 @@ def test_pml_str_rows_laplace_gating_and_pol_cost():
         "and 40 s for its 4" in note
     assert "bibtex (7395 rows x 1836 features): more than 200 s, more than 100.0x, at " \
         "least 4 min per (training file, L) and 17 min for its 4" in note
-    D = pd.DataFrame([{"task": "MLC", "dataset": d, "genie3": g, "rf": 0.1, "symbolic": 0.1,
-                       "relief": 0.1} for d, g in (("emotions", 0.1), ("genbase", -0.1),
-                                                   ("medical", -0.1))]
-                     + [{"task": "HMLC", "dataset": "pheno_FUN", "genie3": -0.1, "rf": -0.1,
-                         "symbolic": 0.1, "relief": -0.1}])
-    row = R._mlc_row(D)
-    assert row[1] == "emotions: 4 of 4, genbase: 3 of 4" and row[2] == "partly"
-    assert R._mlc_row(D.iloc[:1])[2] == "holds"
-    assert R._mlc_row(D.iloc[2:3])[1:] == ["not run", "cannot tell"]
-    assert R._hmlc_row(D)[1:] == ["SSL better in 1 of 4 (data set, ranking) cases", "holds"]
-    assert R._hmlc_row(D.iloc[:3])[2] == "cannot tell"
+    # paper (T:7777-7794): emotions 0.012 0.028 0.011 0.044; genbase 0.091 0.121 0.094 0.189;
+    # pheno_FUN -0.032 -0.031 -0.036 -0.029
+    D = pd.DataFrame([{"task": "MLC", "dataset": d, "genie3": g, "rf": r, "symbolic": s_,
+                       "relief": f} for d, g, r, s_, f in (
+                           ("emotions", 0.012, 0.03, 0.01, 0.05),
+                           ("genbase", -0.1, 0.1, 0.1, 0.1), ("medical", -0.1, 0.1, 0.1, 0.1))]
+                     + [{"task": "HMLC", "dataset": "pheno_FUN", "genie3": -0.03, "rf": -0.03,
+                         "symbolic": 0.03, "relief": -0.03}])
+    row = R._every_ranking_row(R._delta_parts(D, tables, "MLC", ("genbase", "emotions")), "x")
+    assert row[1].startswith("the paper's sign: emotions 4 of 4, genbase 3 of 4")
+    assert row[2] == "partly holds"
+    assert R._every_ranking_row(R._delta_parts(D.iloc[:1], tables, "MLC"), "x")[2] == "holds"
+    hm = R._every_ranking_row(R._delta_parts(D, tables, "HMLC"), "x")
+    assert hm[1].startswith("the paper's sign: pheno_FUN 3 of 4") and hm[2] == "partly holds"
 
 
 def _view(runs, protocol: str):

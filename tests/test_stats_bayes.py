@@ -230,3 +230,20 @@ def test_hierarchical_test_is_reproducible_for_a_seed():
                                   text=True, check=True).stdout.split()[-3:])
         time.sleep(1.1)
     assert out[0] == out[1]
+
+
+def test_fuji_heatmap_prints_enough_decimals_to_tell_cells_apart():
+    """Rankings of one family agree to AUFUJI 0.99x: two decimals would print 1.00 in every
+    cell, so a narrow spread gets three; a wide one keeps two (planted matrices)."""
+    import numpy as np
+
+    from frcli.stats.fuji import annotation_digits, heatmap_figure
+
+    close = np.array([[1.0, np.nan, np.nan], [0.9931, 1.0, np.nan], [0.9987, 0.9962, 1.0]])
+    wide = np.array([[1.0, np.nan], [0.85, 1.0]])
+    wide3 = np.array([[1.0, np.nan, np.nan], [0.85, 1.0, np.nan], [0.95, 0.97, 1.0]])
+    assert annotation_digits(close) == 3 and annotation_digits(wide3) == 2
+    assert annotation_digits(wide) == 2 and annotation_digits(np.ones((1, 1))) == 2
+    fig = heatmap_figure(close, ["a", "b", "c"])
+    texts = sorted(t.get_text() for t in fig.axes[0].texts)
+    assert "0.993" in texts and "0.999" in texts and "0.996" in texts

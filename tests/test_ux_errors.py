@@ -91,7 +91,7 @@ RANK_CASES = [
     (["ok.arff", "--targets", "last:0"], ["last:0", "ok.arff"]),
     (["ok.arff", "--targets", "last:999"], ["last:999", "ok.arff"]),
     (["ok.arff", "--targets", "9-12"], ["out of range"]),
-    (["ok.arff"], ["no targets", "--targets"]),
+    (["ok.csv"], ["no targets", "--targets last:1", "CSV"]),   # an ARFF's last attribute
     (["ok.arff", "--labels", "missing.xml"], ["missing.xml", "not found"]),
     (["ok.arff", "--labels", "bad.xml"], ["bad.xml", "Mulan"]),
     (["ok.arff", "--labels", "unk.xml"], ["'zz'", "unk.xml"]),
@@ -112,6 +112,13 @@ RANK_CASES = [
      ["adir.arff", "directory"]),
     (["ok.arff", "--targets", "last:1", "-o", "r.xlsx"], ["r.xlsx", "--format"]),
     (["nosuchname"], ["nosuchname", "catalog"]),
+    # --plot and --stability: said before the ranking is computed
+    (["ok.arff", "--plot", "ok.arff/nope/r.png"], ["ok.arff", "not a directory"]),
+    (["ok.arff", "--plot", "r.jpg"], ["r.jpg", ".png"]),
+    (["ok.arff", "--stability", "1"], ["--stability 1", "2..1000"]),
+    (["ok.arff", "--stability", "3", "--resample", "cols"], ["'cols'", "rows, seeds"]),
+    (["ok.arff", "--stability", "3", "-p", "trees=5,10"], ["one method"]),
+    (["ok.arff", "--sort", "name"], ["'name'", "rank, columns"]),
     # were accepted silently (duplicate sparse entries, inf/nan parsed by Python's float) or
     # crashed an engine (zero rows: relief's ValueError), or gave 'need 1 <= N < 1'
     (["zerorows.arff", "--targets", "last:1", "--method", "relief"], ["zerorows.arff", "rows"]),

@@ -187,8 +187,8 @@ def info_cmd(
         if p.exists() or p.suffix.lower() in (".arff", ".csv", ".tsv", ".txt"):
             from frcli.data.load import NoTargetsError
 
-            try:
-                ds = load_dataset(p, **opts)
+            try:     # as frcli rank reads it (a catalog file's targets, an ARFF's last)
+                ds = C.open_data(p, **opts) if p.exists() else load_dataset(p, **opts)
             except NoTargetsError:  # describe it anyway, as all-features data
                 ds = load_dataset(p, **dict(opts, task="unsupervised"))
                 warnings.warn("no targets given or declared: shown as unsupervised "
@@ -228,16 +228,19 @@ def fetch_cmd(
     all_: bool = typer.Option(False, "--all", help="Every catalog set except the synthetic ones."),
     mirror: Optional[str] = typer.Option(None, "--mirror", envvar="FRCLI_DATA_MIRROR",
                                          help="Base URL laid out like the catalog paths "
-                                              "(e.g. https://host/datasets)."),
+                                              "(e.g. https://host/datasets), for the files "
+                                              "found in no data root."),
     dest: Optional[Path] = typer.Option(None, "--output", "-o", "--dest",
                                         help="Directory to download into "
                                         "(default: the repository's datasets/fetched)."),
     force: bool = typer.Option(False, "--force", help="Download files that already exist."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds per request."),
 ) -> None:
-    """Download catalog files from a mirror into datasets/fetched/ (or --output)."""
+    """Make catalog sets available: a file already in a data root (datasets/fetched,
+    datasets, ../shared/datasets, $FRCLI_DATA_ROOTS) is reported where it is; the others are
+    downloaded from a mirror into datasets/fetched/ (or --output)."""
     from frcli.data import catalog as C
-    from frcli.data.fetch import fetch_entry
+    from frcli.data.fetch import fetch_entry, missing_files
     from frcli.errors import UserError
 
     cat = C.catalog()
@@ -251,21 +254,32 @@ def fetch_cmd(
         if e.group == "synthetic":
             raise UserError(f"{e.name!r} is generated, not downloaded: run "
                             f"`frcli datasets make-synthetic`")
-    if not mirror:
-        srcs = sorted({e.source for e in entries if e.source})
-        raise UserError("no mirror: pass --mirror URL (or set FRCLI_DATA_MIRROR) to a server "
-                        "laid out like the catalog paths; the official sources ("
-                        + ", ".join(srcs[:3]) + ") distribute archives to unpack by hand "
-                        "into datasets/fetched/")
-    dest = Path(dest) if dest is not None else C.FETCH_DIR
+    # with --output, only that folder counts as having the files (the user wants them there)
+    target = Path(dest) if dest is not None else C.FETCH_DIR
+    roots = [target] if dest is not None else [target] + C.data_roots()
+    missing = [(e, rel) for e in entries
+               for rel in (e.files if force else missing_files(e, roots))]
+    if missing and not mirror:    # said before any download, so nothing is half done
+        srcs = sorted({e.source for e, _ in missing if e.source})
+        first = f"{missing[0][0].name}: {missing[0][1]}"
+        more = f" and {len(missing) - 1} more file(s)" if len(missing) > 1 else ""
+        raise UserError(f"no mirror for {first}{more}, found in no data root "
+                        f"({', '.join(str(r) for r in roots)}): pass --mirror URL (or set "
+                        "FRCLI_DATA_MIRROR) to a server laid out like the catalog paths; the "
+                        "official sources (" + ", ".join(srcs[:3]) + ") distribute archives to "
+                        "unpack by hand into datasets/fetched/")
     total = got = 0
     for e in entries:
-        res = fetch_entry(e, mirror, dest, force=force, timeout=timeout)
+        res = fetch_entry(e, mirror, target, force=force, timeout=timeout, roots=roots)
         for rel, status in res:
             total += 1
             got += status == "downloaded"
             typer.echo(f"{e.name}: {rel} {status}")
-    typer.echo(f"{got} of {total} files downloaded into {dest}")
+    if got:
+        typer.echo(f"{got} of {total} files downloaded into {target}")
+    else:
+        typer.echo(f"nothing to download: every file is present (catalog names read them "
+                   f"where they are, e.g. frcli datasets info {entries[0].name})")
 
 
 @datasets_app.command("make-synthetic")

@@ -14,13 +14,16 @@ def register(app: typer.Typer) -> None:
         config: Path = typer.Argument(..., metavar="CONFIG", help="Experiment config (YAML), e.g. "
                                       "configs/quickstart.yaml."),
         jobs: int = typer.Option(1, "--jobs", "-j", min=1,
-                                 help="Worker processes (engines use one thread each)."),
+                                 help="Parallel jobs: the cores to use at once, here as "
+                                      "worker processes, each running one task at a time "
+                                      "(see --threads)."),
         dask_scheduler: Optional[str] = typer.Option(
             None, "--dask-scheduler",
             help="Run on a dask.distributed cluster: scheduler ADDRESS, or 'local' for a "
                  "LocalCluster with --jobs workers."),
         threads: int = typer.Option(1, "--threads", min=1,
-                                    help="Engine threads per worker."),
+                                    help="Engine threads of each job (default 1; the "
+                                         "experiment then uses jobs x threads cores)."),
         force: bool = typer.Option(False, "--force",
                                    help="Recompute runs that are already stored."),
         output: Optional[Path] = typer.Option(

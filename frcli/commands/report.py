@@ -10,19 +10,22 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("report")
     def report_command(
-        results: Path = typer.Argument(..., metavar="RESULTS_DIR",
+        results: Path = typer.Argument(..., metavar="RESULTS_DIR|RANKING.json",
                                        help="A result folder (OUTPUT/<name>/), or a folder of "
-                                            "them (OUTPUT/): one report each."),
+                                            "them (OUTPUT/): one report each; or a ranking "
+                                            "file (frcli rank ... -o r.json)."),
         output: Optional[Path] = typer.Option(
             None, "--output", "-o", help="HTML file to write (default: "
-                                         "RESULTS_DIR/report.html; one result folder only)."),
+                                         "RESULTS_DIR/report.html, one result folder only; "
+                                         "RANKING.html beside a ranking file)."),
         alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
     ) -> None:
         """Write an experiment's report: one HTML file with the config, per-data-set tables,
-        the average ranks, the statistical tests with CD diagrams, and curves; figures are
-        embedded, so it opens offline, anywhere.
+        the average ranks, the statistical tests with CD diagrams, and curves; or a ranking
+        file's: its figure (as frcli rank --plot draws it), top features, stability and
+        parameters. Figures are embedded, so it opens offline, anywhere.
 
-        Example: frcli report results/quickstart
+        Examples: frcli report results/quickstart; frcli report ranking.json
         """
         from frcli.errors import ConfigError, UserError
         from frcli.results.store import find_stores
@@ -30,6 +33,16 @@ def register(app: typer.Typer) -> None:
 
         if not 0.0 < alpha < 1.0:
             raise ConfigError(f"--alpha must be in (0, 1), got {alpha}")
+        if results.suffix.lower() == ".json" and not results.exists():
+            raise UserError(f"{results}: no such file (a ranking file is written by "
+                            "frcli rank DATA -o ranking.json)")
+        if results.is_file() and results.suffix.lower() == ".json":
+            from frcli.stats.ranking_report import write as write_ranking
+
+            if output is not None and output.is_dir():
+                raise UserError(f"--output {output} is a directory; give a file name (.html)")
+            typer.echo(f"wrote {write_ranking(results, output)}")
+            return
         stores = find_stores(results)
         if output is not None and len(stores) > 1:
             raise UserError(f"{results} holds {len(stores)} result folders; --output names one "

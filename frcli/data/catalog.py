@@ -302,12 +302,7 @@ def open_data(data: str | os.PathLike, *, semi_supervised: bool = False, **optio
         try:
             return load_dataset(path, semi_supervised=semi_supervised, **options)
         except NoTargetsError as e:
-            entry = entry_of_file(path)
-            if entry is None:
-                raise
-            raise NoTargetsError(f"{e}; this file is the catalog data set {entry.name!r}: "
-                                 "give that name instead of the path and the catalog "
-                                 "supplies its targets") from None
+            return _default_targets(path, e, semi_supervised, options)
     name = str(data)
     cat = catalog()
     if path.suffix or name not in cat:
@@ -317,6 +312,44 @@ def open_data(data: str | os.PathLike, *, semi_supervised: bool = False, **optio
         raise UserError(f"{data}: no such file, nor a data set of the catalog{hint} "
                         "(frcli datasets list shows them)")
     return load(name, semi_supervised=semi_supervised, **options)
+
+
+def _default_targets(path: Path, error: Exception, semi_supervised: bool, options: dict):
+    """A data file that names no targets, given without ``targets`` or ``labels``:
+
+    * a file of the catalog takes its entry's targets (an MTR file's last six attributes,
+      an MLC file's label list), which the catalog knows and the file does not say;
+    * any other ARFF file takes its last attribute, WEKA's convention (the class is the last
+      attribute), which the single-target benchmark files follow;
+    * a CSV or TSV file has no such convention (a table's last column is as often a note or
+      an identifier as a target), so it must name its target: the error says how.
+
+    Each choice is said in one ``note:`` line.
+    """
+    import warnings
+
+    from frcli.data.load import ARFF_EXTS, NoTargetsError, load_dataset
+    from frcli.errors import Notice, option, option_name
+
+    entry = entry_of_file(path)
+    if entry is not None:
+        opts, keep = _load_options(entry, options)
+        given = (option("labels", Path(opts["labels"]).name) if "labels" in opts
+                 else option("targets", opts.get("targets", "?")))
+        warnings.warn(f"{path} is the catalog data set {entry.name!r}: its targets are used, "
+                      f"as with {given}", Notice, stacklevel=3)
+        ds = load_dataset(path, semi_supervised=semi_supervised or entry.semi_supervised,
+                          screen=False, **opts)
+        return _screened(ds, keep)
+    if path.suffix.lower() not in ARFF_EXTS:
+        raise NoTargetsError(f"{error} (a CSV or TSV file does not say which column is the "
+                             f"target: name it, e.g. {option('targets', 'last:1')})") from None
+    ds = load_dataset(path, semi_supervised=semi_supervised, **dict(options, targets="last:1"))
+    warnings.warn(f"{path}: no targets given: the last attribute, {ds.target_names[0]!r}, is "
+                  f"the target (WEKA's convention for ARFF files); {option_name('targets')} "
+                  f"chooses others, {option('task', 'unsupervised')} ranks without one", Notice,
+                  stacklevel=3)
+    return ds
 
 
 def _relational(path: Path, name: str, options: dict):

@@ -1,7 +1,9 @@
 """Download catalog files from a mirror (plain HTTP(S) GET of ``<mirror>/<relative path>``).
 
 The official pages (Mulan, the CLUS HMC page) distribute archives, so a mirror laid out like the
-catalog paths is the one reproducible route; files already present are skipped unless ``force``.
+catalog paths is the one reproducible route. Files already under a data root (e.g. the shared
+data folder the catalog searches) are present, and need neither a mirror nor a download
+unless ``force``.
 Each file is written to a temporary name and renamed, so an interrupted download leaves nothing
 half-written behind.
 """
@@ -34,24 +36,37 @@ def fetch_file(url: str, target: Path, timeout: float = 60.0) -> None:
             tmp.unlink()
 
 
-def fetch_entry(entry, mirror: str, dest: str | Path, *, force: bool = False,
-                timeout: float = 60.0) -> list[tuple[str, str]]:
-    """Fetch every file of a catalog entry into ``dest``; [(relative path, status)]."""
+def missing_files(entry, roots: list[Path]) -> list[str]:
+    """The entry's files found under none of ``roots`` (what a fetch has to download)."""
+    return [rel for rel in entry.files if not any((Path(r) / rel).is_file() for r in roots)]
+
+
+def fetch_entry(entry, mirror: str | None, dest: str | Path, *, force: bool = False,
+                timeout: float = 60.0, roots: list[Path] | None = None
+                ) -> list[tuple[str, str]]:
+    """Fetch every file of a catalog entry into ``dest``; [(relative path, status)].
+
+    A file already under one of ``roots`` (default: ``dest`` alone) is ``present in <root>``
+    and not downloaded, unless ``force``; the others need ``mirror``.
+    """
     dest = Path(dest)
-    if urllib.parse.urlsplit(mirror).scheme not in ("http", "https", "file", "ftp"):
-        raise UserError(f"--mirror {mirror!r} is not a URL; expected http(s)://host/path "
-                        "(or file:///dir)")
-    base = mirror.rstrip("/") + "/"
+    roots = [dest] if roots is None else [Path(r) for r in roots]
     out = []
     for rel in entry.files:
         parts = Path(rel).parts
         if Path(rel).is_absolute() or ".." in parts:
             raise UserError(f"catalog path {rel!r} of {entry.name!r} must be relative, "
                             f"without '..'")
-        target = dest / rel
-        if target.is_file() and not force:
-            out.append((rel, "present"))
+        found = None if force else next((r for r in roots if (r / rel).is_file()), None)
+        if found is not None:
+            out.append((rel, "present" if found == dest else f"present in {found}"))
             continue
-        fetch_file(base + urllib.parse.quote(rel), target, timeout)
+        if not mirror:
+            raise UserError(f"{entry.name}: {rel} is in no data root and there is no mirror: "
+                            "pass --mirror URL (or set FRCLI_DATA_MIRROR)")
+        if urllib.parse.urlsplit(mirror).scheme not in ("http", "https", "file", "ftp"):
+            raise UserError(f"--mirror {mirror!r} is not a URL; expected http(s)://host/path "
+                            "(or file:///dir)")
+        fetch_file(mirror.rstrip("/") + "/" + urllib.parse.quote(rel), dest / rel, timeout)
         out.append((rel, "downloaded"))
     return out

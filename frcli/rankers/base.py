@@ -31,6 +31,8 @@ class Ranking:
     target_names: list[str] | None = None
     timings: dict[str, float] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    # how stable it is under resampling (``frcli.stats.stability.Stability``), when asked
+    stability: Any = None
 
     def __post_init__(self) -> None:
         self.importances = np.asarray(self.importances, dtype=np.float64)
@@ -124,6 +126,14 @@ class Param:
     help: str = ""
     check: Callable[[Any], bool] | None = None
     check_msg: str = ""
+    # where the parameter means something: task names and/or "semi-supervised" (data with
+    # unlabelled rows); empty = everywhere. A ranking's header shows only the parameters that
+    # apply to its data (``frcli.rankers.labels.applicable``); its JSON keeps every one.
+    applies_to: tuple[str, ...] = ()
+
+    def applies(self, task: str, semi_supervised: bool = False) -> bool:
+        return (not self.applies_to or task in self.applies_to
+                or (semi_supervised and "semi-supervised" in self.applies_to))
 
     def value(self, raw: Any) -> Any:
         try:

@@ -166,9 +166,11 @@ class EnsembleRanker(Ranker):
               "node weight symbolic_weight**depth, or 'dynamic' = |E(N)|/|D_TRAIN|"),
         Param("w", _parse_w, "auto",
               "semi-supervised: weight of the targets in the heuristic, or 'auto' "
-              "(internal 4-fold CV over 0, 0.1, ..., 1)"),
+              "(internal 4-fold CV over 0, 0.1, ..., 1)",
+              applies_to=("semi-supervised",)),
         Param("w0", parse_float, 0.75, "hmlc label-weight base w(l) = w0 * agg(parents)",
-              lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
+              lambda v: 0.0 < v <= 1.0, "must be in (0, 1]",
+              applies_to=("hmlc",)),
         Param("ties", parse_choice("share", "first", "random"), "share",
               "equally good tests of a node (within 1e-6): 'share' = CLUS's tree, the node's "
               "credit shared equally by the tied features (rankings do not depend on the "

@@ -8,7 +8,8 @@
 * ``labels(rows)``: the same for a set of runs, plus the parameters that vary among one
   method's runs, so variants never share a label (``relief(neighbours=5)`` beside
   ``relief(neighbours=15)``, although 15 is the default);
-* ``full_label(method, params)``: every parameter (the header of ``frcli rank``);
+* ``full_label(method, params)``: every parameter; ``header_label``: every parameter that
+  applies to the data's task (the header of ``frcli rank``; its JSON keeps them all);
 * ``labels_within(rows, groups)``: ``labels`` applied to each group of runs on its own.
 
 The set of runs a label is computed over is one experiment (one result store): ``frcli stats
@@ -107,6 +108,31 @@ def method_label(method: str, params: Mapping[str, Any] | None = None) -> str:
 def full_label(method: str, params: Mapping[str, Any] | None = None) -> str:
     params = dict(params or {})
     return label(method, params, _ordered(method, params))
+
+
+def applicable(method: str, params: Mapping[str, Any], task: str | None,
+               semi_supervised: bool = False) -> list[str]:
+    """Keys of ``params`` that mean something on data of ``task`` (``Param.applies``): an
+    MTR Relief run has no use for the hmlc ``w0`` or the semi-supervised ``influence_far``.
+    Every key when the task is unknown, and keys the method does not declare."""
+    if task is None:
+        return list(params)
+    from frcli.rankers.registry import get_ranker
+
+    try:
+        spec = get_ranker(str(method), relational=_relational(params)).param_spec()
+    except Exception:  # noqa: BLE001 - not a registered (or not a buildable) method
+        return list(params)
+    return [k for k in params if k not in spec or spec[k].applies(task, semi_supervised)]
+
+
+def header_label(method: str, params: Mapping[str, Any] | None, task: str | None = None,
+                 semi_supervised: bool = False) -> str:
+    """``full_label`` less the parameters that do not apply to the data (the header of
+    ``frcli rank``'s table)."""
+    params = dict(params or {})
+    keys = applicable(method, params, task, semi_supervised)
+    return label(method, params, _ordered(method, keys))
 
 
 def labels(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:

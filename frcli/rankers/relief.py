@@ -48,6 +48,7 @@ def parse_iterations(value: Any) -> float | int:
     return iterations_value(parse_float(value))
 
 
+TASKS_WITH_TARGETS = tuple(t for t in TASKS if t != "unsupervised")
 MAX_NEIGHBOURS = 100_000    # a sanity bound (the papers use 10 to 30); memory is checked too
 
 
@@ -68,46 +69,56 @@ class ReliefRanker(Ranker):
         Param("distance", parse_choice(*DISTANCES), "default",
               "target distance: mlc hamming|accuracy|f1|subset (default f1); hmlc clus "
               "(default: weighted symmetric difference / U)|euclidean|hamming|accuracy|f1|"
-              "subset (weighted)"),
+              "subset (weighted)",
+              applies_to=("mlc", "hmlc")),
         Param("w0", parse_float, 0.75, "hmlc label-weight base",
-              check=lambda v: 0 < v <= 1, check_msg="must be in (0, 1]"),
+              check=lambda v: 0 < v <= 1, check_msg="must be in (0, 1]",
+              applies_to=("hmlc",)),
         Param("weights", parse_choice("sum", "mean"), "sum",
-              "hmlc DAG weights: sum over parents, top level w0 (CLUS) or mean, top 1 (thesis)"),
-        Param("per_target", parse_bool, False, "also store per-target importances"),
+              "hmlc DAG weights: sum over parents, top level w0 (CLUS) or mean, top 1 (thesis)",
+              applies_to=("hmlc",)),
+        Param("per_target", parse_bool, False, "also store per-target importances",
+              applies_to=TASKS_WITH_TARGETS),
         Param("search", parse_choice("exact", "approximate"), "exact",
               "neighbour search: exact (CLUS's neighbours) or approximate (pynndescent, for "
               "data beyond tens of thousands of rows; agreement in docs/benchmarks.md)"),
         Param("nominal_targets", parse_choice("relieff", "shared"), "relieff",
               "per-target ranking of nominal targets/labels: ReliefF (CLUS) or the shared "
-              "neighbours with a 0/1 distance"),
+              "neighbours with a 0/1 distance",
+              applies_to=("classification", "mlc", "hmlc")),
         Param("unlabeled", parse_choice("auto", "ssl", "ignore"), "auto",
               "rows without targets: SSL-Relief, or leave them out; auto = SSL-Relief only "
-              "with --semi-supervised"),
+              "with --semi-supervised",
+              applies_to=("semi-supervised",)),
         Param("exclude_self", parse_bool, False,
               "URelief: the cluster distance of each feature leaves that feature out, so "
               "nominal features on mixed data do not win by their 0/1 differences alone "
-              "(not in the thesis)"),
+              "(not in the thesis)",
+              applies_to=("unsupervised",)),
         Param("influence", parse_choice("auto", "fixed"), "auto",
               "SSL-Relief: auto = choose influence_far/near (and neighbours=auto) by "
-              "internal 4-fold CV over the P-ML grid, (0, 0) = supervised Relief; fixed = "
-              "use influence_far/near"),
+              "internal 4-fold CV over P-ML's grid, (0, 0) = supervised Relief; fixed = "
+              "use influence_far/near",
+              applies_to=("semi-supervised",)),
         # the thesis calls these w0 and w1; renamed so they are not confused with
         # the hmlc w0 above or the ensembles' SSL weight w. Labeled rows have influence 1.
         Param("influence_far", parse_float, 0.5,
               "SSL-Relief with influence=fixed: influence of the unlabeled row farthest "
               "from the labeled ones",
-              check=lambda v: 0 <= v <= 1, check_msg="must be in [0, 1]"),
+              check=lambda v: 0 <= v <= 1, check_msg="must be in [0, 1]",
+              applies_to=("semi-supervised",)),
         Param("influence_near", parse_float, 1.0,
               "SSL-Relief with influence=fixed: influence of the unlabeled row nearest to "
               "the labeled ones (>= influence_far; both 0: supervised Relief)",
-              check=lambda v: 0 <= v <= 1, check_msg="must be in [0, 1]"),
+              check=lambda v: 0 <= v <= 1, check_msg="must be in [0, 1]",
+              applies_to=("semi-supervised",)),
     )
 
     def __init__(self, method: str):
         super().__init__(method)
         self.per_str = method.endswith("-str")
         if self.per_str:
-            self.tasks = tuple(t for t in TASKS if t != "unsupervised")
+            self.tasks = TASKS_WITH_TARGETS
 
     def task_defaults(self) -> list[str]:
         return ["per-task defaults (the papers'): neighbours 15 with targets (CLUS, the MTR "

@@ -60,7 +60,8 @@ class ReliefERanker(Ranker):
               "standard (mean of |x - neighbour|) or absmean (|x - mean neighbour|)"),
         Param("distance", parse_choice("default", *DISTANCES), "default",
               "mlc label distance: hamming|accuracy|f1|subset (raw label sets; default "
-              "hamming) or cosine|hyperbolic (embedded labels; default cosine)"),
+              "hamming) or cosine|hyperbolic (embedded labels; default cosine)",
+              applies_to=("mlc",)),
         Param("dimension", _parse_dimension, "auto",
               "embedding dimension: auto (TwoNN estimate) or an integer",
               check=lambda v: isinstance(v, str) or v >= 1, check_msg="must be >= 1"),
@@ -72,7 +73,8 @@ class ReliefERanker(Ranker):
               check=lambda v: 0 < v <= 1, check_msg="must be in (0, 1]"),
         Param("mlc_update", parse_choice(*MLC_UPDATES), "rrelieff",
               "mlc update: rrelieff td/t-(d-td)/(1-t), paper td/t-(d-t)/(1-td), code "
-              "td/t-(d-t)/(1-t)"),
+              "td/t-(d-t)/(1-t)",
+              applies_to=("mlc",)),
     )
 
     def validate(self, dataset: Dataset, params_grid=None) -> dict[str, list[Any]]:

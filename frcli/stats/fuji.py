@@ -32,27 +32,41 @@ def _positive(s: np.ndarray) -> np.ndarray:
     return s
 
 
-def fuji_curve(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
-    """FUJI_j for j = 1..n (see the module docstring)."""
+def _prepared(a: Sequence[float], b: Sequence[float]):
     a, b = _positive(a), _positive(b)
-    n = a.size
-    if b.size != n:
+    if b.size != a.size:
         raise ValueError("the two lists must score the same items")
     oa = np.argsort(-a, kind="stable")
     ob = np.argsort(-b, kind="stable")
-    rank_a = np.empty(n, dtype=np.int64)
-    rank_b = np.empty(n, dtype=np.int64)
-    rank_a[oa] = np.arange(n)
-    rank_b[ob] = np.arange(n)
-    out = np.empty(n)
-    for j in range(1, n + 1):
-        in_a = rank_a < j
-        in_b = rank_b < j
-        ma = np.where(in_a, 1.0, a / a[oa[j - 1]])
-        mb = np.where(in_b, 1.0, b / b[ob[j - 1]])
-        u = in_a | in_b
-        out[j - 1] = np.minimum(ma[u], mb[u]).sum() / np.maximum(ma[u], mb[u]).sum()
-    return out
+    rank_a = np.empty(a.size, dtype=np.int64)
+    rank_b = np.empty(b.size, dtype=np.int64)
+    rank_a[oa] = np.arange(a.size)
+    rank_b[ob] = np.arange(b.size)
+    return a, b, oa, ob, rank_a, rank_b
+
+
+def _fuji_j(a, b, oa, ob, rank_a, rank_b, j: int) -> float:
+    in_a = rank_a < j
+    in_b = rank_b < j
+    u = in_a | in_b
+    ma = np.where(in_a[u], 1.0, a[u] / a[oa[j - 1]])
+    mb = np.where(in_b[u], 1.0, b[u] / b[ob[j - 1]])
+    return float(np.minimum(ma, mb).sum() / np.maximum(ma, mb).sum())
+
+
+def fuji_curve(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
+    """FUJI_j for j = 1..n (see the module docstring)."""
+    prep = _prepared(a, b)
+    return np.array([_fuji_j(*prep, j) for j in range(1, prep[0].size + 1)])
+
+
+def fuji_at(a: Sequence[float], b: Sequence[float], j: int) -> float:
+    """FUJI_j alone: the agreement of the two lists' top ``j`` (``fuji_curve(a, b)[j - 1]``,
+    without the rest of the curve)."""
+    prep = _prepared(a, b)
+    if not 1 <= j <= prep[0].size:
+        raise ValueError(f"j must be in 1..{prep[0].size}, got {j}")
+    return _fuji_j(*prep, j)
 
 
 def aufuji(a: Sequence[float], b: Sequence[float]) -> float:
@@ -98,6 +112,18 @@ def aufuji_matrix(df, labels: Sequence[str], datasets: Sequence[str], prefix: st
     return np.where(np.triu(np.ones((k, k), bool)), m, m.T)
 
 
+def annotation_digits(matrix: np.ndarray) -> int:
+    """Decimals that tell a heat map's off-diagonal cells apart: rankings of one family agree
+    to AUFUJI 0.99x, where two decimals print 1.00 in every cell."""
+    k = len(matrix)
+    off = matrix[np.tril_indices(k, -1)] if k > 1 else np.array([])
+    off = off[np.isfinite(off)]
+    if off.size < 2:
+        return 2
+    spread = float(off.max() - off.min())
+    return 2 if spread >= 0.05 else 3
+
+
 def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str = ""):
     """Lower triangle of the AUFUJI matrix, annotated (the paper's Figs. 11-12)."""
     import matplotlib
@@ -111,10 +137,12 @@ def heatmap_figure(matrix: np.ndarray, labels: Sequence[str], title: str = ""):
     size = max(4.0, 0.55 * k + 2)
     fig, ax = plt.subplots(figsize=(size + 1, size))
     im = ax.imshow(shown, cmap="coolwarm", vmin=np.nanmin(matrix) if k else 0, vmax=1.0)
+    digits = annotation_digits(matrix)
     for i in range(k):
         for j in range(i + 1):
             if not np.isnan(matrix[i, j]):
-                ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=7)
+                ax.text(j, i, f"{matrix[i, j]:.{digits}f}", ha="center", va="center",
+                        fontsize=7 if digits <= 2 else 6)
     ax.set_xticks(range(k), labels, rotation=60, ha="right", fontsize=8)
     ax.set_yticks(range(k), labels, fontsize=8)
     fig.colorbar(im, ax=ax, shrink=0.8, label="AUFUJI")

@@ -8,10 +8,12 @@ import numpy as np
 
 from reproduce import analysis as A
 from reproduce import md
+from reproduce import verdict as V
 from reproduce.framework import Study
-from reproduce.studies import _subset
 from reproduce.papers import paper
+from reproduce.studies import _subset
 from reproduce.studies._labels import ENS_LONG, PAIR_LABELS, PAIRS, SCORE_LONG, ensemble_label
+from reproduce.studies._rf_note import with_rf_note
 
 MEASURE = "pooled_auprc"
 ROUND = "3sig"                       # the HMLC paper rounds to 3 significant digits (T:5721)
@@ -137,33 +139,48 @@ def render(stores) -> str:
                                       df.at[d, label_of("genie3", "rf")])
                < df.at[d, label_of("rf", "rf")] < max(df.at[d, label_of("symbolic", "rf")],
                                                        df.at[d, label_of("genie3", "rf")])]
+    # verdict parts (reproduce/verdict.py): significance as the paper tests it, orders as it
+    # reads them
+    rel_parts = [bool(r) == yes(t2[TABLE2_KEY[f"{s}-{e}"]]["significant"])
+                 for (s, e), r in zip(PAIRS, rej)]
+    vs_parts = [p for w, r in zip(vs, vs_rej) for p in (V.order(w.wins, w.losses), bool(r))]
+    best_ranks = dict(zip(best_cmp.methods, best_cmp.avg_ranks))
+    best_parts = [V.significant(best_cmp.f_p),
+                  V.extreme(best_ranks, label_of("symbolic", "rf"), best=True, higher=False)]
     concl = [
         ["relevance: Wilcoxon against the unweighted 10NN, BH over the 8 (Table 2)",
          f"{n_paper_rel} of 8 significant",
          f"{n_rel} of 8 significant; each ranking beats the baseline on {min_wins}–{max_wins} "
-         f"of {N} sets; significance agrees with the paper on {agree_rel} of 8 rankings"],
+         f"of {N} sets; significance agrees with the paper on {agree_rel} of 8 rankings",
+         V.combine(rel_parts)],
         ["Symbolic-RF, Genie3-RF, RF-Bagging against HMLC-Relief (Wilcoxon, BH over 3)",
          f"p = {md.listing([md.pval(x) for x in pv])}, all significant, all for the ensembles",
          f"p = {md.listing([md.pval(w.p_value) for w in vs])} (wins "
          f"{md.listing([f'{w.wins}/{N}' for w in vs])}); {int(np.sum(vs_rej))} of 3 "
-         f"significant"],
+         f"significant", V.combine(vs_parts)],
         ["best score: Friedman over Symbolic-RF, Genie3-RF, RF-Bagging",
          f"p = {md.pval(P.fact('best_score_p').value)}; average ranks Symbolic {pr[0]}, "
          f"RF score {pr[1]}",
-         f"p = {md.pval(best_cmp.f_p)}; average ranks {order(best_cmp)}"],
+         f"p = {md.pval(best_cmp.f_p)}; average ranks {order(best_cmp)}",
+         V.combine(best_parts)],
         ["best ensemble for Symbolic (Friedman)",
          f"p = {md.pval(P.fact('ensemble_symbolic_p').value)} (n.s.; RF chosen as fastest)",
-         f"p = {md.pval(ens_p['symbolic'].f_p)}; {order(ens_p['symbolic'])}"],
+         f"p = {md.pval(ens_p['symbolic'].f_p)}; {order(ens_p['symbolic'])}",
+         V.verdict(V.insignificant(ens_p["symbolic"].f_p))],
         ["best ensemble for Genie3 (Friedman)",
          f"p = {md.pval(P.fact('ensemble_genie3_p').value)} (n.s.; RF chosen)",
-         f"p = {md.pval(ens_p['genie3'].f_p)}; {order(ens_p['genie3'])}"],
+         f"p = {md.pval(ens_p['genie3'].f_p)}; {order(ens_p['genie3'])}",
+         V.verdict(V.insignificant(ens_p["genie3"].f_p))],
         ["best ensemble for the RF score (Wilcoxon, Bagging vs RF)",
          f"p = {md.pval(P.fact('ensemble_rf_p').value)}, Bagging better",
          f"p = {md.pval(w_rf.p_value)}; Bagging better on {w_rf.wins}, worse on "
-         f"{w_rf.losses} of {N} sets"],
+         f"{w_rf.losses} of {N} sets",
+         V.combine([V.significant(w_rf.p_value), V.order(w_rf.wins, w_rf.losses)])],
         ["RF-score ranking between Symbolic and Genie3 (random forests)",
          f"{P.fact('rf_between').value} of {P.fact('n_sets').value} sets",
-         f"{len(between)} of {N} sets"],
+         f"{len(between)} of {N} sets",
+         V.verdict(V.same_size(len(between) / N,
+                               P.fact("rf_between").value / P.fact("n_sets").value))],
     ]
 
     # -- Table 3: shares of positive importances
@@ -248,7 +265,7 @@ def render(stores) -> str:
         "",
         *share_lines,
     ]
-    return "\n".join(out)
+    return with_rf_note("hierarchical multi-label", out)
 
 
 STUDY = Study(

@@ -14,6 +14,7 @@ from reproduce.framework import Study
 from reproduce.studies import _subset
 from reproduce.papers import paper
 from reproduce.studies._labels import PAIR_LABELS, PAIRS, pair_label
+from reproduce.studies._rf_note import with_rf_note
 
 SIZES = (10, 25, 50, 75, 100, 150, 250)
 ITER = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -153,7 +154,7 @@ def render(stores) -> str:
               "Unlike the paper, the RF score is not the most efficient at every size."))
     mr = ", ".join(f"{mc.methods[i]} {mc.avg_ranks[i]:.2f}"
                    for i in np.argsort(mc.avg_ranks, kind="stable"))
-    return "\n".join([
+    return with_rf_note("hierarchical multi-label", [
         "## HMLC paper: saturation, the m grid and Fig. 5",
         "",
         f"The paper grows the 8 pairs with {md.listing([str(n) for n in SIZES])} trees and "

@@ -9,9 +9,11 @@ import pandas as pd
 
 from reproduce import analysis as A
 from reproduce import md
+from reproduce import verdict as V
 from reproduce.framework import Study
 from reproduce.papers import paper
 from reproduce.studies._labels import ENS_LONG, PAIR_LABELS, ensemble_label, pair_label
+from reproduce.studies._rf_note import with_rf_note
 
 RELIEF = "MLC-Relief"
 ROUND = "3"                                   # 3 decimals before ranking (T:4864-4865)
@@ -95,7 +97,7 @@ def render(stores) -> str:
     symb_et_sig = [m for m in SHORT if "Symb-ET" in sig_by_measure[m]]
 
     # -- best ensemble per score (Table 3) and its tests
-    t3_rows, agree, n_sig_ens = [], {s: 0 for s in ENS_OF}, 0
+    t3_rows, agree, n_sig_ens, ens_parts = [], {s: 0 for s in ENS_OF}, 0, []
     for m in SHORT:
         r = [SHORT[m]]
         for s in ("genie3", "rf", "symbolic"):
@@ -111,6 +113,9 @@ def render(stores) -> str:
             winners = [e for e, lab in zip(ENS_OF[s], labs) if ar[lab] == bestr]
             ok = t3[m][s] in winners
             agree[s] += ok
+            # the paper's Table 3 names one ensemble without ranks: a tie in ours cannot be
+            # told (reproduce/verdict.py)
+            ens_parts.append(None if ok and len(winners) > 1 else ok)
             r.append(f"{ENS_LONG[t3[m][s]]} / " + " = ".join(ENS_LONG[e] for e in winners)
                      + (" ✓" if ok else "") + (f" (p = {md.pval(p)})" if p <= 0.05 else ""))
         t3_rows.append(r)
@@ -119,7 +124,7 @@ def render(stores) -> str:
 
     # -- against MLC-Relief and the best score, with the paper's chosen ensembles
     chosen = [pair_label(s, CHOSEN[s]) for s in ("symbolic", "genie3", "rf")]
-    vs_rows, n_vs, last = [], 0, 0
+    vs_rows, n_vs, last, vs_parts = [], 0, 0, []
     best_rows, n_best = [], 0
     for m in SHORT:
         c = A.compare(S[m], [*chosen, RELIEF], lower[m])
@@ -127,6 +132,7 @@ def render(stores) -> str:
         rk = dict(zip(c.methods, c.avg_ranks))
         place = 1 + sum(1 for x in chosen if rk[x] < rk[RELIEF])
         last += place == 4
+        vs_parts.append(V.significant(c.f_p))
         vs_rows.append([SHORT[m], md.pval(c.f_p), f"{rk[RELIEF]:.2f}", f"{place}"])
         b = A.compare(S[m], chosen, lower[m])
         n_best += b.rejects
@@ -142,6 +148,9 @@ def render(stores) -> str:
     comparisons = N * len(SHORT)
     weakest = min(wins_vs_base, key=lambda k: wins_vs_base[k])
 
+    # verdict parts: each (measure, ranking)'s significance against the paper's
+    rel_parts = [(lab in sig_by_measure[m]) == (m not in no_gain and lab != "Symb-ET")
+                 for m in SHORT for lab in PAIR_LABELS]
     concl = [
         ["relevance against the unweighted 15NN (Wilcoxon, BH over the 8 per measure)",
          f"no significant difference on {md.listing([SHORT[m] for m in no_gain])}; on the "
@@ -149,21 +158,24 @@ def render(stores) -> str:
          f"no significant ranking on {len(no_gain_ours)} measures ("
          + md.listing([SHORT[m] for m in no_gain_ours]) + f"); Symb-ET significant on "
          f"{len(symb_et_sig)}; the weakest pair by wins over the baseline is {weakest} "
-         f"({wins_vs_base[weakest]} of {comparisons} set × measure comparisons)" + power],
+         f"({wins_vs_base[weakest]} of {comparisons} set × measure comparisons)" + power,
+         V.combine(rel_parts)],
         ["best ensemble per score (Table 3)",
          "Genie3: ET; RF score: Bagging; Symbolic: RF (Bagging on the ML measures)",
          f"the paper's choice has the best average rank on {agree['genie3']} of 15 measures "
          f"for Genie3, {agree['rf']} for the RF score, {agree['symbolic']} for Symbolic; "
          f"{n_sig_ens} of {n_ens_tests} tests significant (paper: {e_tests - e_ns} of "
-         f"{e_tests})"],
+         f"{e_tests})", V.combine(ens_parts)],
         ["Symb-RF, G3-ET, RF-Bag against MLC-Relief (Friedman, per measure)",
          f"rejects on all {P.fact('vs_relief').value}; MLC-Relief mostly last",
-         f"rejects on {n_vs} of 15; MLC-Relief last of the four on {last} of 15"],
+         f"rejects on {n_vs} of 15; MLC-Relief last of the four on {last} of 15",
+         V.combine(vs_parts + [bool(last > len(SHORT) / 2)])],
         ["best score: Friedman over Symb-RF, G3-ET, RF-Bag",
          f"significant on {P.fact('best_score').value} of 15; order Genie3, Symbolic, RF; "
          f"Genie3 vs RF significant on AU(PRC-bar)",
          f"significant on {n_best} of 15; Genie3 vs RF on AU(PRC-bar) "
-         f"{'significant' if g3_vs_rf else 'not significant'} (Nemenyi)"],
+         f"{'significant' if g3_vs_rf else 'not significant'} (Nemenyi)",
+         V.combine([V.same_size(n_best, P.fact("best_score").value), bool(g3_vs_rf)])],
     ]
 
     # -- data versions
@@ -175,7 +187,7 @@ def render(stores) -> str:
         ver.append((d, int(r["n_train"]), int(r["n_test"])))
     med = {d: (a, b) for d, a, b in ver if d.startswith("medical")}
 
-    return "\n".join([
+    return with_rf_note("multi-label", [
         "## MLC paper: ensemble rankings and MLC-Relief",
         "",
         f"The paper ranks the features of {P.fact('n_sets').value} Mulan sets with 8 (score, "

@@ -14,6 +14,7 @@ from reproduce.studies import _subset
 from reproduce.papers import paper
 from reproduce.studies._labels import PAIR_LABELS, PAIRS, pair_label
 from reproduce.studies.mlc_ensembles import SHORT
+from reproduce.studies._rf_note import with_rf_note
 
 SIZES = (10, 25, 50, 75, 100, 150, 200, 250)
 
@@ -77,7 +78,7 @@ def render(stores) -> str:
                    + f"; within the Nemenyi CD ({c.nemenyi_cd:.2f}) of the best: "
                    + md.listing(group) + " trees.")
     fig = figure(view, sets, "mlc-saturation")
-    return "\n".join([
+    return with_rf_note("multi-label", [
         "## MLC paper: how many trees? (saturation, §6.1)",
         "",
         f"The paper grows each of the 8 (score, ensemble) pairs with "

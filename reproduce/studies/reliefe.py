@@ -12,6 +12,7 @@ import numpy as np
 
 from frcli.errors import UserError
 from reproduce import md
+from reproduce import verdict as V
 from reproduce.framework import ConfigRef, Study
 from reproduce.papers import paper
 
@@ -112,10 +113,6 @@ def _volatile(table: str) -> str:
     return "\n".join(lines[:2] + [f"{line} <!-- volatile -->" for line in lines[2:]])
 
 
-def _verdict(ok: bool | None) -> str:
-    return {True: "reproduced", False: "**not reproduced**", None: "partly"}[ok]
-
-
 # -- the section --------------------------------------------------------------------------------
 
 def render(stores) -> str:
@@ -153,7 +150,6 @@ def render(stores) -> str:
                 dict(zip(max_f1.methods, max_f1.avg_ranks))), "AUrF1": au.mean()}), "",
             f"Friedman on mean F1: p = {md.pval(mean_f1.friedman.f_p)} (Iman–Davenport, "
             f"N = {len(mean_f1.datasets)}); Nemenyi CD = {mean_f1.nemenyi_cd:.2f}.", ""]
-    claim1 = best_mean.startswith("ReliefE")
     # AUrF1: the top five's 95 % intervals (t over data-set means)
     au_ds = au.dropna()
     m = au_ds.mean()
@@ -225,7 +221,6 @@ def render(stores) -> str:
             _volatile(_rank_table(au_l, {"mean time (s)": tl})), ""]
     k = len(order)
     pos = {n: order.index(n) + 1 for n in order}
-    worst_third = set(order[-max(1, k // 3):])
 
     def find(prefix, suffix=""):
         return [n for n in order if n.startswith(prefix) and n.endswith(suffix)]
@@ -265,53 +260,66 @@ def render(stores) -> str:
     p80 = P.fact("p_absmean_adaptive_beats_multisurf")
     p30 = P.fact("p_absmean_adaptive_beats_multisurfstar")
     ms = bayes.get("MultiSURF")
+
+    def claim(name: str) -> str:
+        c = P.claim(name)
+        return f"{c.what} ({c.cite})"
+
     mss = bayes.get("MultiSURF*")
+    mean_r = dict(zip(mean_f1.methods, mean_f1.avg_ranks))
+    max_r = dict(zip(max_f1.methods, max_f1.avg_ranks))
+
+    def best_of(r: dict, relief_e: bool) -> float:
+        return min((v for n, v in r.items() if n.startswith("ReliefE") == relief_e),
+                   default=float("nan"))
+
+    au_r = dict(zip(au_l.methods, au_l.avg_ranks))
     claims = [
-        ["MCC: ReliefE variants have the best average rank on mean F1 (R:323-326)",
-         f"best: {best_mean} (rank {min(mean_f1.avg_ranks):.2f})", _verdict(claim1)],
-        ["MCC: ... but few top rankings (best max F1 per data set) (R:323-326)",
-         f"a ReliefE variant is best on {n_top} of {len(top_max)} data sets",
-         _verdict(n_top <= len(top_max) // 2)],
-        ["MCC: the top 5 AUrF1 lie within each other's confidence intervals (R:326)",
+        [claim("mcc_best_mean_rank"),
+         f"best: {best_mean} (rank {min(mean_f1.avg_ranks):.2f}; best other "
+         f"{best_of(mean_r, False):.2f})",
+         V.verdict(V.order(best_of(mean_r, True), best_of(mean_r, False), higher=False))],
+        [claim("mcc_few_top"),
+         f"best max-F1 rank: ReliefE variants {best_of(max_r, True):.3f}, others "
+         f"{best_of(max_r, False):.3f}; a ReliefE variant is the best on {n_top} of "
+         f"{len(top_max)} data sets",
+         V.verdict(V.order(best_of(max_r, False), best_of(max_r, True), higher=False))],
+        [claim("mcc_top5_similar"),
          f"top 5 ({md.listing(top5)}): 95 % intervals "
-         f"{'overlap pairwise' if overlap else 'do not all overlap'}", _verdict(overlap)],
-        ["MCC: ReliefE an order of magnitude or more faster than the others; SURF slowest "
-         "(R:330-336)", f"time of the fastest other method / of the fastest ReliefE variant: "
-         f"{ratio_min:.2f}; slowest: {slowest} <!-- volatile -->",
-         _verdict(ratio_min >= 10 and "SURF" in slowest) if ratio_min >= 10
-         else _verdict(False)],
+         f"{'overlap pairwise' if overlap else 'do not all overlap'}", V.verdict(overlap)],
+        [claim("mcc_speed"), f"time of the fastest other method / of the fastest ReliefE "
+         f"variant: {ratio_min:.2f}; slowest: {slowest} <!-- volatile -->",
+         V.combine([bool(ratio_min >= 10), "SURF" in slowest])],
         [f"MCC: P(ReliefE-absMean-adaptive better than MultiSURF) ≈ {p80.value} % "
          f"({p80.cite})", f"{100 * ms.p_a:.0f} % ({test}; rope {100 * ms.p_rope:.0f} %)"
-         if ms else "–", _verdict(None if ms is None else abs(100 * ms.p_a - p80.value) <= 15)],
+         if ms else "–", V.verdict(None if ms is None else V.same_size(100 * ms.p_a,
+                                                                      p80.value))],
         [f"MCC: vs MultiSURF*: more than {p30.value} % win, most of the rest in the rope "
          f"({p30.cite})", f"{100 * mss.p_a:.0f} % win, {100 * mss.p_rope:.0f} % rope"
          if mss else "–",
-         _verdict(None if mss is None else (100 * mss.p_a > p30.value
-                                            and mss.p_rope >= mss.p_b))],
-        ["MLC: ReliefE (input embedded) more than an order of magnitude faster than "
-         "ReliefF-this (R:368)", f"mean time of ReliefF-this / of ReliefE: {speed_l:.2f} "
-         "<!-- volatile -->", _verdict(speed_l >= 10)],
-        ["MLC: best AUrF1 is ReliefF-this with cosine on embedded labels (R:377)",
-         f"best: {best_l}", _verdict(best_l == "ReliefF-this-cosine")],
-        ["MLC: hamming ReliefF-this (adaptive) among the best, absMean in the top 5 "
-         "(R:450)", f"ReliefF-this-hamming-adaptive rank position "
+         V.combine([None, None] if mss is None else
+                   [V.order(100 * mss.p_a, p30.value), V.order(mss.p_rope, mss.p_b)])],
+        [claim("mlc_speed"), f"mean time of ReliefF-this / of ReliefE: {speed_l:.2f} "
+         "<!-- volatile -->", V.verdict(bool(speed_l >= 10))],
+        [claim("mlc_best_cosine"), f"best: {best_l}",
+         V.verdict(V.extreme(au_r, "ReliefF-this-cosine", best=True, higher=False))],
+        [claim("mlc_hamming_top"), f"ReliefF-this-hamming-adaptive rank position "
          f"{pos.get('ReliefF-this-hamming-adaptive', '–')} of {k}; absMean "
          f"{pos.get('ReliefF-this-hamming-absMean', '–')}",
-         _verdict(pos.get("ReliefF-this-hamming-adaptive", k) <= 3
-                  and pos.get("ReliefF-this-hamming-absMean", k) <= 5)],
-        ["MLC: subset and hyperbolic distances are the worst (R:450)",
+         V.combine([V.in_top(au_r, "ReliefF-this-hamming-adaptive", 3, higher=False),
+                    V.in_top(au_r, "ReliefF-this-hamming-absMean", 5, higher=False)])],
+        [claim("mlc_subset_hyperbolic_worst"),
          f"{md.listing(subset_hyp)}: positions "
          f"{md.listing([str(pos[n]) for n in subset_hyp])} of {k}",
-         _verdict(all(n in worst_third for n in subset_hyp) if subset_hyp else None)],
-        ["MLC: ReliefE with both spaces embedded ranks poorly (R:450)",
+         V.combine([V.in_top(au_r, n, max(1, k // 3), higher=False, bottom=True)
+                    for n in subset_hyp])],
+        [claim("mlc_both_embedded_poor"),
          f"{md.listing(both)}: positions {md.listing([str(pos[n]) for n in both])} of {k}",
-         _verdict(all(pos[n] > k / 2 for n in both) if both else None)],
-        [f"Convergence: ReliefE-absMean-adaptive adequate after about √|I| iterations "
-         f"(R:454; top after {P.fact('iterations_to_top').value} on DLBCL, R:404)",
+         V.combine([V.in_top(au_r, n, k // 2, higher=False, bottom=True) for n in both])],
+        [f"{claim('convergence_sqrt')[:-1]}; top after "
+         f"{P.fact('iterations_to_top').value} on DLBCL, {P.claim('convergence_dlbcl').cite})",
          f"within 0.01 of its final AUrF1 by √n iterations on {sum(conv_claim)} of "
-         f"{len(conv_claim)} data sets", _verdict(None if not conv_claim else
-                                                 (all(conv_claim) or (None if any(conv_claim)
-                                                                      else False)))],
+         f"{len(conv_claim)} data sets", V.combine(conv_claim)],
     ]
     out += ["### Claim by claim", "", md.table(["claim (paper)", "ours", "verdict"], claims,
                                                align="lll"), "",

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 
 from reproduce import md
+from reproduce import verdict as V
 from reproduce.framework import ConfigRef, Study
 from reproduce.papers import paper
+from reproduce.studies._rf_note import with_rf_note
 
 TEXT = ("BASEHOCK", "PCMAC", "RELATHE")
 CONFIG = "configs/unsupervised.yaml"
@@ -191,7 +193,6 @@ def render(stores) -> str:
 
     # ---- the conclusions -------------------------------------------------------------------
     order = [cols[i] for i in np.argsort(comp.avg_ranks, kind="stable")]
-    g_best = order[0] == "Genie3"
     g_vs = {c: next(p for p in comp.pairs if {p["a"], p["b"]} == {"Genie3", c})
             for c in cols[1:]}
     grid = _urelief_grid(stores[GRID.name])
@@ -199,26 +200,34 @@ def render(stores) -> str:
                                                     ("laplace", "spec", "mcfs")}) == 1]
     tie_rows = [[d, _fmt(t3[d]["laplace"]), _fmt(W.loc[d, "first 16"]),
                  _fmt(W.loc[d, "Laplace"])] for d in tie_sets]
+    paper_avg = dict(zip(["Genie3", "URelief", "Laplace", "SPEC", "MCFS", "NDFS"],
+                         P.fact("avg_ranks").value))
+    ours_avg = {c: float(comp.avg_ranks[i]) for i, c in enumerate(cols)}
+    g_losses = int((W["Genie3"] > W["RF score"]).sum())
+
+    def nemenyi_part(c: str) -> bool | None:     # Genie3 significantly ahead of c
+        ahead = V.order(ours_avg["Genie3"], ours_avg[c], higher=False)
+        return ahead and bool(g_vs[c]["nemenyi_significant"])
+
     out += ["### The paper's conclusions (spec-ssl-unsup §6.3)", "",
             md.table(["conclusion (paper)", "here", "verdict"], [
-                ["Genie3 beats the RF score (Wilcoxon p = 0.0397)",
+                [f"Genie3 beats the RF score (Wilcoxon p = {P.fact('wilcoxon_p').value})",
                  f"Genie3 better on {g_wins}/{len(sets)}, p = {md.pval(w.p_value)}",
-                 _verdict(w.p_value < 0.05 and g_wins > len(sets) / 2,
-                          g_wins > len(sets) / 2)],
-                ["Genie3 has the best average rank (1.90)",
+                 V.combine([V.order(g_wins, g_losses), V.significant(w.p_value)])],
+                [f"Genie3 has the best average rank ({P.fact('avg_ranks').value[0]:.2f})",
                  f"best: {order[0]} ({comp.avg_ranks[cols.index(order[0])]:.2f}); Genie3 "
-                 f"{comp.avg_ranks[0]:.2f}", _verdict(g_best, None)],
+                 f"{comp.avg_ranks[0]:.2f}",
+                 V.verdict(V.extreme(ours_avg, "Genie3", best=True, higher=False,
+                                     paper=paper_avg))],
                 ["Genie3 is significantly better than Laplace, SPEC, MCFS (Nemenyi)",
-                 ", ".join(f"{c}: {'yes' if g_vs[c]['nemenyi_significant'] else 'no'}"
+                 ", ".join(f"{c}: {'yes' if nemenyi_part(c) else 'no'}"
                            for c in ("Laplace", "SPEC", "MCFS")),
-                 _verdict(all(g_vs[c]["nemenyi_significant"] for c in ("Laplace", "SPEC",
-                                                                        "MCFS")),
-                          any(g_vs[c]["nemenyi_significant"] for c in ("Laplace", "SPEC",
-                                                                        "MCFS")))],
+                 V.combine(nemenyi_part(c) for c in ("Laplace", "SPEC", "MCFS"))],
                 ["URelief improves with more iterations and larger K",
-                 grid["summary"], _verdict(grid["holds"], grid["partly"])],
+                 grid["summary"], V.combine(grid["parts"])],
                 ["all curves end at the same point (all features)",
-                 _curve_ends(view, sets), "holds (by construction)"],
+                 _curve_ends(view, sets) + " (by construction)",
+                 V.verdict(_curve_spread(view, sets) < 1e-12)],
             ]), ""]
     out += ["URelief over iterations (rows, share of the rows) and K (columns): average "
             "rank over the data sets of the 1NN MSE on its top 16 (1 = best).", "",
@@ -232,27 +241,24 @@ def render(stores) -> str:
             "sets our `first 16` ranking gives:", "",
             md.table(["data set", "paper (Laplace = SPEC = MCFS)", "first 16 (ours)",
                       "Laplace (ours, scaled graph)"], tie_rows), ""]
-    out += ["**Not reproduced.** AgnoS-S (Doquet & Sebag 2019) trains an autoencoder whose "
-            "input layer carries per-feature slack weights under an L1 penalty, with the "
-            "network shape and training settings of Doquet & Sebag, which the sources here "
-            "only cite (spec-ssl-unsup §5.3). It needs a neural-network library with custom "
-            "losses (PyTorch or similar), outside frcli's dependencies, and scikit-learn's MLP "
-            "has no penalty on one layer's weights alone; a hand-written network without the "
-            "paper's settings would not be AgnoS-S, so its column is the paper's only. The "
-            "ensemble parameter study (n′ in {log2 F, √F, F} for ET and RF) and its "
-            "conclusions are the next section (`python -m reproduce unsupervised-params`).",
-            ""]
+    ad, ast = P.claim("agnos_definition"), P.claim("agnos_settings")
+    out += [f"**Not reproduced: AgnoS-S.** What the thesis defines: an autoencoder with "
+            f"per-feature slack variables in its loss, the middle layer as wide as the data's "
+            f"estimated intrinsic dimension ({ad.cite}); for everything else \"{ast.value}\" "
+            f"({ast.cite}). Missing from the sources here, so not implementable as the paper "
+            "ran it: the number and widths of the other layers, the activations, the slack "
+            "penalty's form and weight, the optimiser, its learning rate, the epochs and batch "
+            "size, the initialisation, and which intrinsic-dimension estimator. It would also "
+            "need a neural-network library with custom losses (PyTorch or similar), outside "
+            "frcli's dependencies; a network with guessed settings would not be AgnoS-S, so "
+            "its column is the paper's only. The ensemble parameter study (n′ in {log2 F, √F, "
+            "F} for ET and RF) and its conclusions are the next section (`python -m reproduce "
+            "unsupervised-params`); the error curves (Fig. 5) follow it.", ""]
     out += ["Ranking time per fold, mean over the sets (s): " + ", ".join(
         f"{NAMES.get(m, m)} {t:.2g}" for m, t in
         view.runs.groupby("method")["rank_time_s"].mean().sort_values().items())
         + ". <!-- volatile -->", ""]
-    return "\n".join(out)
-
-
-def _verdict(ok: bool, partly: bool | None = None) -> str:
-    if ok:
-        return "holds"
-    return "partly" if partly else "does not hold"
+    return with_rf_note("unsupervised", out)
 
 
 def _urelief_grid(view) -> dict:
@@ -267,16 +273,18 @@ def _urelief_grid(view) -> dict:
     table = md.table(["iterations"] + [f"K = {k}" for k in ks],
                      [[f"{i:g}"] + [f"{ranks.loc[i, k]:.2f}" for k in ks] for i in its])
     best = ranks.stack().idxmin()
-    more_i = ranks.loc[its[-1]].mean() < ranks.loc[its[0]].mean()
-    more_k = ranks[ks[-1]].mean() < ranks[ks[0]].mean()
-    summary = (f"best (iterations, K) = ({best[0]:g}, {best[1]}); all rows vs 10 %: "
-               f"{'better' if more_i else 'worse'}; K = {ks[-1]} vs {ks[0]}: "
-               f"{'better' if more_k else 'worse'}")
-    return {"table": table, "summary": summary, "holds": more_i and more_k,
-            "partly": more_i or more_k}
+    # every step of the grid is a part (reproduce/verdict.py): more iterations at each K,
+    # larger K at each share of the rows; a lower average rank is better
+    by_i = [p for k in ks for p in V.trend([ranks.loc[i, k] for i in its], increasing=False)]
+    by_k = [p for i in its for p in V.trend([ranks.loc[i, k] for k in ks], increasing=False)]
+    summary = (f"best (iterations, K) = ({best[0]:g}, {best[1]}); more iterations better in "
+               f"{sum(p is True for p in by_i)} of {len(by_i)} steps, larger K in "
+               f"{sum(p is True for p in by_k)} of {len(by_k)} steps")
+    return {"table": table, "summary": summary, "parts": by_i + by_k}
 
 
-def _curve_ends(view, sets) -> str:
+def _curve_spread(view, sets) -> float:
+    """Largest spread, over the sets, of the methods' MSE with all features."""
     f = view.frame
     last = []
     for d in sets:
@@ -284,7 +292,11 @@ def _curve_ends(view, sets) -> str:
         top = sub["measure"].str.split("@").str[1].astype(int).max()
         vals = sub[sub["measure"] == f"reconstruction_mse@{top}"].groupby("method")["value"]
         last.append(float(vals.mean().max() - vals.mean().min()))
-    return f"largest spread at F over the sets: {max(last):.2g}"
+    return max(last)
+
+
+def _curve_ends(view, sets) -> str:
+    return f"largest spread at F over the sets: {_curve_spread(view, sets):.2g}"
 
 
 STUDY = Study(name="unsupervised", title="P-UNS (thesis Ch. 7): unsupervised rankings vs the "

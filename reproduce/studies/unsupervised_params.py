@@ -9,9 +9,11 @@ import pandas as pd
 
 from reproduce import analysis as A
 from reproduce import md
+from reproduce import verdict as V
 from reproduce.framework import ConfigRef, Study
 from reproduce.studies import _subset
-from reproduce.studies.unsupervised import _all_sets, _fmt, _verdict
+from reproduce.studies._rf_note import with_rf_note
+from reproduce.studies.unsupervised import _all_sets, _fmt
 
 CONFIG = "configs/unsupervised.yaml"
 SUBSETS = ("log2", "sqrt", "all")          # n' = ⌈log2 F⌉, ⌈√F⌉, F
@@ -232,13 +234,9 @@ def render(stores) -> str:
     fastest = min(keys, key=rel.get)
     best = {s: (_best(g6[s][0]), _best(g4[s][0])) for s in SCORES}
     fast_best = [best[s][i] == [fastest] for s in SCORES for i in range(2)]
-    # the paper reads average ranks (no test); with no Friedman rejection on the larger grid
-    # the configurations are not told apart, so a reading of their order is "cannot tell"
+    # the paper reads average ranks (no test), so ours are read the same way
+    # (reproduce/verdict.py); the Friedman p below says how firm the orders are
     told = any(g4[s][1] <= 0.05 for s in SCORES)
-
-    def verdict(ok, partly):
-        v = _verdict(ok, partly)
-        return v if told else f"cannot tell (ranks: {v})"
 
     shrink_all = [v for s in SCORES for v in shrink[s]]
     more_all = [v for s in SCORES for v in more[s]]
@@ -257,33 +255,35 @@ def render(stores) -> str:
                            f"{'yes' if shrink[s][1] else 'no'} (log2 F better on "
                            f"{wins(s, 'et')}/{len(small)} sets with ET, "
                            f"{wins(s, 'rf')}/{len(small)} with RF)" for s in SCORES),
-                 verdict(all(shrink_all), any(shrink_all))],
+                 V.combine(shrink_all)],
                 ["n′ matters more than ET vs RF, especially for the RF score",
                  "range of the average ranks over n′ vs over ensembles: " + "; ".join(
                      f"{SCORES[s]} ({eff_text(s)})" for s in SCORES)
                  + "; larger gap for the RF score: "
                  + ", ".join(f"{lab} {'yes' if v else 'no'}" for lab, v in
                              zip((_sets_n(len(full)), _sets_n(len(small))), esp)),
-                 verdict(all(more_all) and all(esp), any(more_all))],
+                 V.combine(more_all + list(esp))],
                 ["the fastest configuration is also the best",
                  f"fastest (time relative to {_name('et', 'log2')} per set): "
                  f"{_name(*fastest)}; best: " + "; ".join(
                      f"{SCORES[s]} {_names(best[s][0])} ({_sets_n(len(full))}), "
                      f"{_names(best[s][1])} ({len(small)} sets)" for s in SCORES),
-                 verdict(all(fast_best), any(fast_best))],
+                 V.combine(fast_best)],
             ]), "",
             f"With {_sets_n(len(full))} for n′ = F, its ranks carry no test; the paper, too, "
-            "shows average ranks only. A verdict reads the ranks as the paper does, and is "
-            "\"cannot tell\" when the Friedman test over the 4 configurations on the "
-            f"{len(small)} sets rejects for neither score (p above): then no order among the "
-            "configurations is established.", ""]
+            "shows average ranks only, so the verdicts read our ranks as the paper reads its "
+            "(the rule at the top). The Friedman test over the 4 configurations on the "
+            f"{len(small)} sets " + ("rejects for at least one score (p above)." if told else
+                                     "rejects for neither score (p above): none of these "
+                                     "orders is significant, in ours.")
+            , ""]
     out += ["Ranking time per fold (one forest, both scores) relative to "
             f"{_name('et', 'log2')} on the same set, geometric mean over the sets each ran "
             "on: " + ", ".join(f"{_name(e, mf)} {rel[(e, mf)]:.2g}" for e, mf in keys)
             + f"; {_name('et', 'log2')} itself took " + ", ".join(
                 f"{d} {float(tm.loc[d, ('et', 'log2')]):.2g} s" for d in small)
             + ". <!-- volatile -->", ""]
-    return "\n".join(out)
+    return with_rf_note("unsupervised", out)
 
 
 STUDY = Study(name="unsupervised-params", title="P-UNS (thesis §6.3): Genie3 and the RF score "
