@@ -184,3 +184,29 @@ def test_supervised_forest_grows_on_the_labeled_rows_only(task):
     a = PCTForest("bagging", trees=4, seed=2).fit(part)
     b = PCTForest("bagging", trees=4, seed=2).fit(part.subset(part.labeled))
     np.testing.assert_array_equal(a.predict(ds.X), b.predict(ds.X))
+
+
+def test_a_tree_is_a_read_only_pickle_safe_record_of_its_arrays():
+    """``_tree.Tree``: the grown arrays with a defined layout (``FIELDS``), read-only,
+    readable as a mapping, and a pickled model predicts what the original predicts."""
+    import pickle
+
+    from frcli.engines.pct.kernels import tree as _tree
+
+    ds = make("mtr", n=80, F=5, seed=2)
+    m = PCTForest("rf", trees=4, seed=3).fit(ds)
+    t = m.trees_[0]
+    assert isinstance(t, _tree.Tree)
+    assert t.feature.dtype == np.int32 and t.values.shape[1] == m.spec_.a.shape[0]
+    assert t["feature"] is t.feature and "values" in t and "tie_ptr" in t
+    assert set(t.keys()) <= set(_tree.FIELDS)
+    with pytest.raises(ValueError):
+        t.threshold[0] = 1.0
+    with pytest.raises(KeyError):
+        t["nope"]
+    back = pickle.loads(pickle.dumps(m))
+    assert all(np.array_equal(a[k], b[k]) for a, b in zip(m.trees_, back.trees_)
+               for k in a.keys())
+    assert np.array_equal(m.predict(ds.X), back.predict(ds.X))
+    with pytest.raises(ValueError, match="needs"):
+        _tree.Tree(feature=t.feature)

@@ -494,8 +494,10 @@ def _chain(n):
         t["weight"][i + 1] = 1.0
     t["depth"][nodes - 1], t["weight"][nodes - 1] = n - 1, 1.0
 
-    class Model:
-        trees_ = [t]
+    from types import SimpleNamespace
+
+    class Model:               # a tree's arrays as attributes, as ``_tree.Tree`` holds them
+        trees_ = [SimpleNamespace(**t)]
     return Model()
 
 

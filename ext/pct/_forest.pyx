@@ -33,7 +33,7 @@ from frcli._ext.pct._criterion cimport (ClusterData, ERR_NUMERIC, ERR_LABEL, MOD
 from frcli._ext.pct._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
                                    screen_init)
 from frcli._ext.pct._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
-                               tree_mix, tree_route, tree_to_dict, tree_realised,
+                               tree_mix, tree_route, tree_copy, tree_realised,
                                tree_realised_free)
 from frcli._ext.pct._presort cimport Presort, presort_init, presort_free
 from frcli._ext.pct._presort import (presort_plan, presort_tiefree, nominal_default_rows,
@@ -135,36 +135,41 @@ cdef intp_t _path_features(const TreeData* t, const double* x, intp_t stride, in
     return cnt
 
 
+cdef inline void _index_pass(const Ctx* ctx, const TreeData* t, const int32_t* oob,
+                             intp_t n_oob, intp_t* stk_n, intp_t* stamp, int32_t* tnodes,
+                             intp_t* fstart, int32_t* frows) noexcept nogil:
+    """One pass of the counting sort feature -> the OOB rows whose path(s) test it: with
+    frows NULL, count them into fstart[f + 1]; else place row j at frows[fstart[f]++]."""
+    cdef intp_t f, j, i, cnt
+    for f in range(ctx.F):
+        stamp[f] = -1
+    for j in range(n_oob):
+        cnt = _path_features(t, ctx.Xt + oob[j], ctx.n, stk_n, stamp, j, tnodes)
+        for i in range(cnt):
+            if frows == NULL:
+                fstart[tnodes[i] + 1] += 1
+            else:
+                frows[fstart[tnodes[i]]] = <int32_t>j
+                fstart[tnodes[i]] += 1
+
+
 cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, uint64_t* rng,
                      double* rf_acc, double* rf_pt, int* zero_err) noexcept nogil:
     """Add this tree's permutation-score terms to rf_acc (F) and rf_pt (G, F)."""
     cdef const ErrSpec* es = &ctx.es
     cdef intp_t n = ctx.n, F = ctx.F, B = es.B, G = es.G, K = t.K
     cdef intp_t n_oob = 0, i, j, b, f, g, r, nl, row
-    cdef int32_t* oob = NULL
-    cdef int32_t* perm = NULL
-    cdef intp_t* leaf = NULL
-    cdef intp_t* stk_n = NULL
-    cdef double* stk_w = NULL
-    cdef double* buf = NULL
-    cdef double* buf2 = NULL
-    cdef double* esum = NULL
-    cdef double* nk = NULL
-    cdef double* delta = NULL
-    cdef double* gerr = NULL
-    cdef double* gden = NULL
+    # every buffer is freed at the end (NULL until allocated). rnodes/rws/roff/rlen: base
+    # routes of rows whose path splits (missing values); fstart/frows: the OOB rows whose
+    # path(s) test feature f are frows[fstart[f]:]
+    cdef int32_t *oob = NULL, *perm = NULL, *rnodes = NULL, *tnodes = NULL, *frows = NULL
+    cdef intp_t *leaf = NULL, *stk_n = NULL, *roff = NULL, *rlen = NULL, *fstart = NULL
+    cdef intp_t *stamp = NULL
+    cdef double *stk_w = NULL, *buf = NULL, *buf2 = NULL, *esum = NULL, *nk = NULL
+    cdef double *delta = NULL, *gerr = NULL, *gden = NULL, *rws = NULL, *tws = NULL
     cdef uint8_t* used = NULL
-    cdef int32_t* rnodes = NULL     # base routes of rows whose path splits (missing values)
-    cdef double* rws = NULL
     cdef intp_t cap_rn = 0, cap_rw = 0, n_r = 0, cnt
-    cdef intp_t* roff = NULL
-    cdef intp_t* rlen = NULL
-    cdef int32_t* tnodes = NULL
-    cdef double* tws = NULL
     cdef bint same
-    cdef intp_t* fstart = NULL      # OOB rows whose path(s) test feature f: frows[fstart[f]:]
-    cdef intp_t* stamp = NULL
-    cdef int32_t* frows = NULL
     cdef intp_t q, tot
     cdef const double* pb
     cdef const double* pn
@@ -256,12 +261,7 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
             if fstart == NULL or stamp == NULL:
                 rc = -2
             else:
-                for f in range(F):
-                    stamp[f] = -1
-                for j in range(n_oob):
-                    cnt = _path_features(t, ctx.Xt + oob[j], n, stk_n, stamp, j, tnodes)
-                    for i in range(cnt):
-                        fstart[tnodes[i] + 1] += 1
+                _index_pass(ctx, t, oob, n_oob, stk_n, stamp, tnodes, fstart, NULL)
                 for f in range(F):
                     fstart[f + 1] += fstart[f]
                 tot = fstart[F]
@@ -269,13 +269,7 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
                 if frows == NULL:
                     rc = -2
                 else:
-                    for f in range(F):
-                        stamp[f] = -1
-                    for j in range(n_oob):
-                        cnt = _path_features(t, ctx.Xt + oob[j], n, stk_n, stamp, j, tnodes)
-                        for i in range(cnt):
-                            frows[fstart[tnodes[i]]] = <int32_t>j
-                            fstart[tnodes[i]] += 1
+                    _index_pass(ctx, t, oob, n_oob, stk_n, stamp, tnodes, fstart, frows)
                     for f in range(F, 0, -1):      # shift back: fstart[f] = start of f
                         fstart[f] = fstart[f - 1]
                     fstart[0] = 0
@@ -674,7 +668,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
             if (rcs[:nb] != 0).any():
                 raise MemoryError("out of memory while growing the trees")
             for i in range(nb):          # tree order: the sums do not depend on threads
-                out_trees.append(tree_to_dict(&trees[i]))
+                out_trees.append(tree_copy(&trees[i]))
                 tree_free(&trees[i])
                 if Gp > 0:
                     sum_pt += pt[i, :Gp]

@@ -57,8 +57,19 @@ cdef const double* tree_mix(const TreeData* t, const int32_t* nodes, const doubl
                             intp_t cnt, double* out) noexcept nogil
 cdef int tree_realised(const TreeData* t, TreeData* r) noexcept nogil
 cdef void tree_realised_free(TreeData* r) noexcept nogil
-cdef dict tree_to_dict(TreeData* t)
-cdef void tree_view(dict d, TreeData* t, intp_t K, const int32_t* ncat)
+
+
+cdef class Tree:
+    # A grown tree as Python holds it: NumPy arrays (the layout of TreeData's node arrays, see
+    # ``_tree.pyx``) and a TreeData view of them, made once, that prediction reads.
+    cdef TreeData view
+    cdef readonly object feature, threshold, left, right, weight, hstar, depth, p_left
+    cdef readonly object offset, cats, values
+    cdef readonly object tie_ptr, tie_feat
+    cdef readonly object alt_node, alt_feature, alt_threshold, alt_swap, alt_offset, alt_cats
+    cdef void _point(self)
+
+cdef Tree tree_copy(TreeData* t)
 
 
 cdef inline int tree_route(const TreeData* t, intp_t node, double v) noexcept nogil:

@@ -293,6 +293,40 @@ cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double
     return rc
 
 
+cdef inline void _push_child(BuildBuf* b, intp_t at, intp_t start, intp_t end, intp_t node,
+                             const StackRec* rec, int is_left, int ps_child, intp_t nmiss,
+                             const Stats* stats, const double* node_est, intp_t K,
+                             intp_t SW) noexcept nogil:
+    """Stack entry ``at``: the child of ``node`` holding rows [start, end), with its side's
+    sums when no row went both ways (then they are exact) and the node's estimates."""
+    b.stack[at].start = start
+    b.stack[at].end = end
+    b.stack[at].parent = node
+    b.stack[at].depth = rec.depth + 1
+    b.stack[at].is_left = is_left
+    b.stack[at].ps_ok = ps_child
+    b.stack[at].has_tot = nmiss == 0
+    b.stack[at].exact_w = rec.exact_w and nmiss == 0
+    if nmiss == 0:
+        _stats_save(b.spool + at * SW, stats, K)
+    memcpy(b.pool + at * 2 * K, node_est, 2 * K * sizeof(double))
+
+
+cdef inline intp_t _gather_side(BuildBuf* b, intp_t s, intp_t e, int want, double share,
+                                intp_t q) noexcept nogil:
+    """Append to tidx/twt, from q, the rows of [s, e) whose side is ``want`` and those that go
+    both ways (side 2) with their weight times ``share``, in row order; returns the new end."""
+    cdef intp_t p
+    cdef int side
+    for p in range(s, e):
+        side = b.side[p - s]
+        if side == want or side == 2:
+            b.tidx[q] = b.idx[p]
+            b.twt[q] = b.wt[p] if side == want else b.wt[p] * share
+            q += 1
+    return q
+
+
 cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
                 intp_t n0, const double* est0, double* pt_acc, const int32_t* col_group,
                 bint keep_values, BuildBuf* b) noexcept nogil:
@@ -481,28 +515,10 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 b.tidx[q] = b.idx[p]
                 b.twt[q] = b.wt[p]
                 q += 1 - b.side[p - s]
-        for p in range(s, e if nmiss > 0 else s):
-            side = b.side[p - s]
-            if side == 1:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p]
-                q += 1
-            elif side == 2:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p] * pr
-                q += 1
         if nmiss > 0:
+            q = _gather_side(b, s, e, 1, pr, q)
             nr = q - nmiss          # the right child is [s, s + nr + nmiss)
-        for p in range(s, e if nmiss > 0 else s):
-            side = b.side[p - s]
-            if side == 0:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p]
-                q += 1
-            elif side == 2:
-                b.tidx[q] = b.idx[p]
-                b.twt[q] = b.wt[p] * pl
-                q += 1
+            q = _gather_side(b, s, e, 0, pl, q)
         memcpy(b.idx + s, b.tidx, (m + nmiss) * sizeof(int32_t))
         memcpy(b.wt + s, b.twt, (m + nmiss) * sizeof(double))
         # the presorted lists follow the buffer while nodes are large (no missing values here)
@@ -516,29 +532,11 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 or grow(<void**>&b.pool, &b.cap_pool, (n_stack + 2) * 2 * K + 1, sizeof(double))
                 or grow(<void**>&b.spool, &b.cap_spool, (n_stack + 2) * SW, sizeof(double))):
             return -1
-        b.stack[n_stack].start = s
-        b.stack[n_stack].end = s + nr + nmiss
-        b.stack[n_stack].parent = node
-        b.stack[n_stack].depth = rec.depth + 1
-        b.stack[n_stack].is_left = 0
-        b.stack[n_stack].ps_ok = ps_child
-        b.stack[n_stack].has_tot = nmiss == 0
-        b.stack[n_stack].exact_w = rec.exact_w and nmiss == 0
-        if nmiss == 0:
-            _stats_save(b.spool + n_stack * SW, &b.R, K)
-        memcpy(b.pool + n_stack * 2 * K, node_est, 2 * K * sizeof(double))
+        _push_child(b, n_stack, s, s + nr + nmiss, node, &rec, 0, ps_child, nmiss, &b.R,
+                    node_est, K, SW)
         n_stack += 1
-        b.stack[n_stack].start = s + nr + nmiss
-        b.stack[n_stack].end = e + nmiss
-        b.stack[n_stack].parent = node
-        b.stack[n_stack].depth = rec.depth + 1
-        b.stack[n_stack].is_left = 1
-        b.stack[n_stack].ps_ok = ps_child
-        b.stack[n_stack].has_tot = nmiss == 0
-        b.stack[n_stack].exact_w = rec.exact_w and nmiss == 0
-        if nmiss == 0:
-            _stats_save(b.spool + n_stack * SW, &b.L, K)
-        memcpy(b.pool + n_stack * 2 * K, node_est, 2 * K * sizeof(double))
+        _push_child(b, n_stack, s + nr + nmiss, e + nmiss, node, &rec, 1, ps_child, nmiss,
+                    &b.L, node_est, K, SW)
         n_stack += 1
     return 0
 
@@ -606,7 +604,7 @@ cdef const double* tree_mix(const TreeData* t, const int32_t* nodes, const doubl
     return out
 
 
-# -- Python-facing helpers: a tree as a dict of NumPy arrays ---------------------------------
+# -- Python-facing: a tree as an object of NumPy arrays ----------------------------------------
 
 cdef object _array(const void* src, intp_t count, object dtype):
     """A NumPy copy of ``count`` items of ``dtype`` at src (src may be NULL when count is 0)."""
@@ -616,42 +614,123 @@ cdef object _array(const void* src, intp_t count, object dtype):
     return arr
 
 
-cdef dict tree_to_dict(TreeData* t):
-    """Copy a grown tree into NumPy arrays (the Python/pickle representation)."""
+# The layout: name -> dtype. Node arrays (n_nodes,): feature (-1 leaf), threshold, left,
+# right, weight (|E(N)|), hstar, depth, p_left, offset (nominal node: start of its subset in
+# cats; leaf: its row of values). cats (n_cats,) uint8. values (n_leaves, K) or None: leaf
+# prototypes. ties=share only (else None): tie_ptr (n_nodes + 1,), tie_feat, and the
+# realisation alt_* (empty when none was drawn).
+FIELDS = {"feature": np.int32, "threshold": np.float64, "left": np.int32, "right": np.int32,
+          "weight": np.float64, "hstar": np.float64, "depth": np.int32, "p_left": np.float64,
+          "offset": np.int64, "cats": np.uint8, "values": np.float64, "tie_ptr": np.int64,
+          "tie_feat": np.int32, "alt_node": np.int32, "alt_feature": np.int32,
+          "alt_threshold": np.float64, "alt_swap": np.uint8, "alt_offset": np.int64,
+          "alt_cats": np.uint8}
+_REQUIRED = ("feature", "threshold", "left", "right", "weight", "hstar", "depth", "p_left",
+             "offset", "cats")
+
+
+def _rebuild(dict arrays):
+    return Tree(**arrays)
+
+
+cdef class Tree:
+    """One grown PCT: its arrays (``FIELDS``; optional ones are None when absent), read-only.
+
+    Pickles as its arrays. ``tree["feature"]``, ``"values" in tree`` and ``tree.items()``
+    read it like a mapping of the arrays present, so code that records or compares trees
+    (bench/tree_identity.py) needs no list of fields.
+    """
+
+    def __init__(self, **arrays):
+        unknown = set(arrays) - set(FIELDS)
+        missing = [k for k in _REQUIRED if arrays.get(k) is None]
+        if unknown or missing:
+            raise ValueError(f"a tree needs {', '.join(missing) or 'no more'}; "
+                             f"unknown: {', '.join(sorted(unknown)) or 'none'}")
+        for name, dtype in FIELDS.items():
+            v = arrays.get(name)
+            if v is not None:
+                v = np.ascontiguousarray(v, dtype=dtype)
+                v.setflags(write=False)
+            setattr_tree(self, name, v)
+        self._point()
+
+    cdef void _point(self):
+        cdef const int32_t[::1] fi = self.feature, le = self.left, ri = self.right
+        cdef const double[::1] th = self.threshold, pl = self.p_left
+        cdef const int64_t[::1] of = self.offset
+        cdef const uint8_t[::1] ca = self.cats
+        cdef const double[:, ::1] va
+        memset(&self.view, 0, sizeof(TreeData))
+        self.view.n_nodes = fi.shape[0]
+        if fi.shape[0] == 0:
+            return
+        self.view.feature = <int32_t*>&fi[0]
+        self.view.left = <int32_t*>&le[0]
+        self.view.right = <int32_t*>&ri[0]
+        self.view.threshold = <double*>&th[0]
+        self.view.p_left = <double*>&pl[0]
+        self.view.offset = <int64_t*>&of[0]
+        if ca.shape[0] > 0:
+            self.view.cats = <uint8_t*>&ca[0]
+        if self.values is not None and self.values.size > 0:
+            va = self.values
+            self.view.values = <double*>&va[0, 0]
+            self.view.K = va.shape[1]
+
+    def __reduce__(self):
+        return _rebuild, (dict(self.items()),)
+
+    def __getitem__(self, str name):
+        v = getattr(self, name) if name in FIELDS else None
+        if v is None:
+            raise KeyError(name)
+        return v
+
+    def __contains__(self, name):
+        return name in FIELDS and getattr(self, name) is not None
+
+    def keys(self):
+        return [k for k in FIELDS if getattr(self, k) is not None]
+
+    def items(self):
+        return [(k, getattr(self, k)) for k in self.keys()]
+
+
+cdef void setattr_tree(Tree t, str name, object v):
+    if name == "feature": t.feature = v
+    elif name == "threshold": t.threshold = v
+    elif name == "left": t.left = v
+    elif name == "right": t.right = v
+    elif name == "weight": t.weight = v
+    elif name == "hstar": t.hstar = v
+    elif name == "depth": t.depth = v
+    elif name == "p_left": t.p_left = v
+    elif name == "offset": t.offset = v
+    elif name == "cats": t.cats = v
+    elif name == "values": t.values = v
+    elif name == "tie_ptr": t.tie_ptr = v
+    elif name == "tie_feat": t.tie_feat = v
+    elif name == "alt_node": t.alt_node = v
+    elif name == "alt_feature": t.alt_feature = v
+    elif name == "alt_threshold": t.alt_threshold = v
+    elif name == "alt_swap": t.alt_swap = v
+    elif name == "alt_offset": t.alt_offset = v
+    elif name == "alt_cats": t.alt_cats = v
+
+
+cdef Tree tree_copy(TreeData* t):
+    """A grown tree's arrays, copied into a ``Tree``."""
     cdef intp_t n = t.n_nodes
-    out = {
-        "feature": np.empty(n, dtype=np.int32),
-        "threshold": np.empty(n, dtype=np.float64),
-        "left": np.empty(n, dtype=np.int32),
-        "right": np.empty(n, dtype=np.int32),
-        "weight": np.empty(n, dtype=np.float64),
-        "hstar": np.empty(n, dtype=np.float64),
-        "depth": np.empty(n, dtype=np.int32),
-        "p_left": np.empty(n, dtype=np.float64),
-        "offset": np.empty(n, dtype=np.int64),
-        "cats": np.empty(t.n_cats, dtype=np.uint8),
-    }
-    cdef int32_t[::1] fi = out["feature"], le = out["left"], ri = out["right"], de = out["depth"]
-    cdef double[::1] th = out["threshold"], we = out["weight"]
-    cdef double[::1] hs = out["hstar"], pl = out["p_left"]
-    cdef int64_t[::1] of = out["offset"]
-    cdef uint8_t[::1] ca = out["cats"]
-    if n > 0:
-        memcpy(&fi[0], t.feature, n * sizeof(int32_t))
-        memcpy(&le[0], t.left, n * sizeof(int32_t))
-        memcpy(&ri[0], t.right, n * sizeof(int32_t))
-        memcpy(&de[0], t.depth, n * sizeof(int32_t))
-        memcpy(&th[0], t.threshold, n * sizeof(double))
-        memcpy(&we[0], t.weight, n * sizeof(double))
-        memcpy(&hs[0], t.hstar, n * sizeof(double))
-        memcpy(&pl[0], t.p_left, n * sizeof(double))
-        memcpy(&of[0], t.offset, n * sizeof(int64_t))
-    if t.n_cats > 0:
-        memcpy(&ca[0], t.cats, t.n_cats)
+    out = {"feature": _array(t.feature, n, np.int32),
+           "threshold": _array(t.threshold, n, np.float64),
+           "left": _array(t.left, n, np.int32), "right": _array(t.right, n, np.int32),
+           "weight": _array(t.weight, n, np.float64), "hstar": _array(t.hstar, n, np.float64),
+           "depth": _array(t.depth, n, np.int32), "p_left": _array(t.p_left, n, np.float64),
+           "offset": _array(t.offset, n, np.int64), "cats": _array(t.cats, t.n_cats, np.uint8)}
     if t.tie_ptr != NULL:
         out["tie_ptr"] = _array(t.tie_ptr, n + 1, np.int64)
         out["tie_feat"] = _array(t.tie_feat, t.n_tie, np.int32)
-        # the realisation (empty when none was drawn, e.g. without the RF score)
         out["alt_node"] = _array(t.alt_node, t.n_alt, np.int32)
         out["alt_feature"] = _array(t.alt_feature, t.n_alt, np.int32)
         out["alt_threshold"] = _array(t.alt_threshold, t.n_alt, np.float64)
@@ -663,19 +742,24 @@ cdef dict tree_to_dict(TreeData* t):
         if t.n_leaves > 0 and t.K > 0:
             memcpy(cnp.PyArray_DATA(vals), t.values, t.n_leaves * t.K * sizeof(double))
         out["values"] = vals
-    return out
+    return Tree(**out)
 
 
 def predict_trees(list trees, const double[:, ::1] X, const int32_t[::1] ncat, intp_t K):
-    """Mean over trees of the prototype mix each tree predicts for every row of X (n, F)."""
-    cdef intp_t n = X.shape[0], i, c, nt = len(trees), ti
+    """Mean over ``Tree`` objects of the prototype mix each predicts for every row of X (n, F)."""
+    cdef intp_t n = X.shape[0], i, c, nt = len(trees)
     cdef TreeData t
+    cdef Tree tr
     out = np.zeros((n, K), dtype=np.float64)
     cdef double[:, ::1] o = out
     cdef intp_t cnt
     cdef intp_t max_nodes = 1
-    for d in trees:
-        max_nodes = max(max_nodes, d["feature"].shape[0])
+    for tr in trees:
+        max_nodes = max(max_nodes, tr.view.n_nodes)
+        if tr.values is None:
+            raise ValueError("the trees were grown without leaf prototypes")
+        if tr.view.values != NULL and tr.view.K != K:
+            raise ValueError(f"the trees' prototypes have {tr.view.K} columns, not {K}")
     cdef intp_t* stk_n = <intp_t*>malloc(max_nodes * sizeof(intp_t))
     cdef double* stk_w = <double*>malloc(max_nodes * sizeof(double))
     cdef int32_t* nodes = <int32_t*>malloc(max_nodes * sizeof(int32_t))
@@ -684,10 +768,10 @@ def predict_trees(list trees, const double[:, ::1] X, const int32_t[::1] ncat, i
     try:
         if stk_n == NULL or stk_w == NULL or nodes == NULL or ws == NULL or buf == NULL:
             raise MemoryError()
-        for d in trees:
-            if "values" not in d:
-                raise ValueError("the trees were grown without leaf prototypes")
-            tree_view(d, &t, K, &ncat[0])
+        for tr in trees:
+            t = tr.view                  # a copy of the struct: the arrays stay the tree's
+            t.K = K
+            t.ncat = &ncat[0]
             with nogil:
                 for i in range(n):
                     cnt = tree_leaves(&t, &X[i, 0], 1, -1, 0.0, nodes, ws, stk_n, stk_w)
@@ -703,31 +787,6 @@ def predict_trees(list trees, const double[:, ::1] X, const int32_t[::1] ncat, i
     if nt > 0:
         out /= nt
     return out
-
-
-cdef void tree_view(dict d, TreeData* t, intp_t K, const int32_t* ncat):
-    """Point a TreeData at a tree dict's arrays (no copy; the dict must outlive the view)."""
-    cdef int32_t[::1] fi = d["feature"], le = d["left"], ri = d["right"]
-    cdef double[::1] th = d["threshold"], pl = d["p_left"]
-    cdef int64_t[::1] of = d["offset"]
-    cdef uint8_t[::1] ca
-    cdef double[:, ::1] va
-    memset(t, 0, sizeof(TreeData))
-    t.n_nodes = fi.shape[0]
-    t.K = K
-    t.feature = &fi[0]
-    t.left = &le[0]
-    t.right = &ri[0]
-    t.threshold = &th[0]
-    t.p_left = &pl[0]
-    t.offset = &of[0]
-    if d["cats"].shape[0] > 0:
-        ca = d["cats"]
-        t.cats = &ca[0]
-    if "values" in d and d["values"].size > 0:
-        va = d["values"]
-        t.values = &va[0, 0]
-    t.ncat = ncat
 
 
 def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:, ::1] C,

@@ -7,17 +7,17 @@ import numpy as np
 from frcli.engines.pct.columns import ClusteringSpec
 
 
-def shared_credit(trees: list[dict], inner: np.ndarray, f: np.ndarray, sw: np.ndarray,
+def shared_credit(trees: list, inner: np.ndarray, f: np.ndarray, sw: np.ndarray,
                   hstar: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ties=share: each internal node's credit (sw, hstar; ``inner`` selects the internal
     nodes of the concatenated trees) in equal parts for its feature ``f`` and the features
     that tie with it (the trees' ``tie_ptr``/``tie_feat``). Returns the (feature, sw, hstar)
     entries to sum."""
-    k = np.concatenate([np.diff(t["tie_ptr"]) for t in trees])[inner]
+    k = np.concatenate([np.diff(t.tie_ptr) for t in trees])[inner]
     if not k.any():
         return f, sw, hstar
     part = 1.0 / (k + 1.0)
-    tied = np.concatenate([t["tie_feat"] for t in trees])
+    tied = np.concatenate([t.tie_feat for t in trees])
     return (np.concatenate([f, tied]), np.concatenate([sw * part, np.repeat(sw * part, k)]),
             np.concatenate([hstar * part, np.repeat(hstar * part, k)]))
 

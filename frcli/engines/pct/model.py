@@ -224,18 +224,18 @@ class PCTForest:
         ``genie3_raw``.
         """
         F, T = self.n_features_, len(self.trees_)
-        feat = np.concatenate([t["feature"] for t in self.trees_])
+        feat = np.concatenate([t.feature for t in self.trees_])
         inner = feat >= 0
         f = feat[inner]
-        hstar = np.concatenate([t["hstar"] for t in self.trees_])[inner]
+        hstar = np.concatenate([t.hstar for t in self.trees_])[inner]
         if genie3_extra_node_weight:
-            hstar = hstar * np.concatenate([t["weight"] for t in self.trees_])[inner]
+            hstar = hstar * np.concatenate([t.weight for t in self.trees_])[inner]
         if symbolic_weight == "dynamic":
-            sw = np.concatenate([t["weight"] for t in self.trees_])[inner] / self.n_train_
+            sw = np.concatenate([t.weight for t in self.trees_])[inner] / self.n_train_
         else:
-            depth = np.concatenate([t["depth"] for t in self.trees_])[inner]
+            depth = np.concatenate([t.depth for t in self.trees_])[inner]
             sw = float(symbolic_weight) ** depth
-        if all("tie_ptr" in t for t in self.trees_) and self.trees_:
+        if self.trees_ and all(t.tie_ptr is not None for t in self.trees_):
             f, sw, hstar = shared_credit(self.trees_, inner, f, sw, hstar)
         out: dict[str, Any] = {
             "symbolic": np.bincount(f, weights=sw, minlength=F)[:F] / T,

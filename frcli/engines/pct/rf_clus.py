@@ -21,14 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from frcli.engines.pct.kernels import forest as _forest
+from frcli.engines.pct.kernels import tree as _tree
 from frcli.errors import ConfigError
 
 VARIANTS = ("thesis", "clus")
 
 
-def _clus_order(tree: dict, ncat: np.ndarray) -> list[int]:
+def _clus_order(tree, ncat: np.ndarray) -> list[int]:
     """Features in CLUS's order of first use: a stack, children pushed yes then no."""
-    feature, left, right = tree["feature"], tree["left"], tree["right"]
+    feature, left, right = tree.feature, tree.left, tree.right
     order, seen, stack = [], set(), [0]
     while stack:
         node = stack.pop()
@@ -45,27 +46,27 @@ def _clus_order(tree: dict, ncat: np.ndarray) -> list[int]:
     return order
 
 
-def realised_tree(tree: dict, ncat: np.ndarray) -> dict:
+def realised_tree(tree, ncat: np.ndarray):
     """The tree as the RF score routes rows under ties=share (``_tree.tree_realised``): at
     each node in ``alt_node`` the drawn tied test replaces the node's (a nominal one's values
     from ``alt_cats``; ``alt_swap``: its lower side is the node's right child). The leaves
-    and their training rows are the tree's. The kernel draws the realisation when the forest
-    computes the RF score or keeps its trees' values (``fit``); a tree without one is
-    returned as is."""
-    if "alt_node" not in tree or len(tree["alt_node"]) == 0:
+    and their training rows are the tree's (a ``Tree``). The kernel draws the realisation
+    when the forest computes the RF score or keeps its trees' values (``fit``); a tree
+    without one is returned as is."""
+    if tree.alt_node is None or len(tree.alt_node) == 0:
         return tree
-    r = {k: np.array(v, copy=True) for k, v in tree.items()}
-    nodes = tree["alt_node"]
-    feats = tree["alt_feature"]
+    r = {k: np.array(v, copy=True) for k, v in tree.items()}   # writable copies
+    nodes = tree.alt_node
+    feats = tree.alt_feature
     r["feature"][nodes] = feats
-    r["threshold"][nodes] = tree["alt_threshold"]
+    r["threshold"][nodes] = tree.alt_threshold
     nominal = ncat[feats] > 0
-    r["offset"][nodes[nominal]] = len(tree["cats"]) + tree["alt_offset"][nominal]
-    r["cats"] = np.concatenate([tree["cats"], tree["alt_cats"]]).astype(np.uint8)
-    sw = nodes[tree["alt_swap"] == 1]
-    r["left"][sw], r["right"][sw] = tree["right"][sw], tree["left"][sw]
-    r["p_left"][sw] = 1.0 - tree["p_left"][sw]
-    return r
+    r["offset"][nodes[nominal]] = len(tree.cats) + tree.alt_offset[nominal]
+    r["cats"] = np.concatenate([tree.cats, tree.alt_cats]).astype(np.uint8)
+    sw = nodes[tree.alt_swap == 1]
+    r["left"][sw], r["right"][sw] = tree.right[sw], tree.left[sw]
+    r["p_left"][sw] = 1.0 - tree.p_left[sw]
+    return _tree.Tree(**r)
 
 
 def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +81,7 @@ def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
     counts = _forest.bootstrap_counts(model.seeds_, n)
     acc, acc_t = np.zeros(F), np.zeros((len(cols), F))
 
-    def errors(X: np.ndarray, tree: dict, Yo: np.ndarray) -> np.ndarray:
+    def errors(X: np.ndarray, tree, Yo: np.ndarray) -> np.ndarray:
         P = model.prototypes(X, trees=[tree])[:, cols]
         d2 = (P - Yo) ** 2
         return np.sqrt(np.nanmean(d2, axis=0))     # missing targets are skipped, as in CLUS

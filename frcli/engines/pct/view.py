@@ -119,8 +119,8 @@ def tree_nodes(model: Any, dataset: Dataset, index: int = 0) -> dict[str, Any]:
     def make(node: int, rows: np.ndarray, w: np.ndarray, parent: list[Any] | None
              ) -> tuple[dict[str, Any], list[tuple[str, int, np.ndarray, np.ndarray]], Any]:
         """The node's dict (children left as None) and its children's (key, node, rows, w)."""
-        f = int(t["feature"][node])
-        base = {"weight": float(t["weight"][node]), "depth": int(t["depth"][node])}
+        f = int(t.feature[node])
+        base = {"weight": float(t.weight[node]), "depth": int(t.depth[node])}
         proto = _prototype(Y[rows], w, cats, parent)
         if f < 0:
             return {**base, "prototype": proto}, [], proto
@@ -128,8 +128,8 @@ def tree_nodes(model: Any, dataset: Dataset, index: int = 0) -> dict[str, Any]:
         miss = np.isnan(x)
         if feats[f].is_nominal:
             k = len(feats[f].categories)
-            start = int(t["offset"][node])
-            subset = np.asarray(t["cats"][start:start + k], dtype=bool)
+            start = int(t.offset[node])
+            subset = np.asarray(t.cats[start:start + k], dtype=bool)
             codes = np.where(miss, 0, x).astype(np.intp)
             bad = miss | (codes < 0) | (codes >= k)
             left = ~bad & subset[np.clip(codes, 0, k - 1)]
@@ -140,21 +140,21 @@ def tree_nodes(model: Any, dataset: Dataset, index: int = 0) -> dict[str, Any]:
                     "test": f"{names[f]} in {{{','.join(values)}}}"}
             yes_child, no_child, yes_rows, no_rows = "left", "right", left, right
         else:
-            thr = float(t["threshold"][node])
+            thr = float(t.threshold[node])
             left = ~miss & (x <= thr)
             right = ~miss & ~left
             test = {"feature": names[f], "threshold": thr,
                     "test": f"{names[f]} > {java_double(thr)}"}
             yes_child, no_child, yes_rows, no_rows = "right", "left", right, left
-        pl = float(t["p_left"][node])
+        pl = float(t.p_left[node])
         share = {"left": pl, "right": 1.0 - pl}
 
         def child(key: str, side: str, sel: np.ndarray):
             r = np.concatenate([rows[sel], rows[miss]])
             ww = np.concatenate([w[sel], w[miss] * share[side]])
-            return key, int(t[side][node]), r, ww
+            return key, int(getattr(t, side)[node]), r, ww
 
-        out = {**base, **test, "h": float(t["hstar"][node]), "yes": None, "no": None}
+        out = {**base, **test, "h": float(t.hstar[node]), "yes": None, "no": None}
         return out, [child("yes", yes_child, yes_rows), child("no", no_child, no_rows)], proto
 
     holder: dict[str, Any] = {}
