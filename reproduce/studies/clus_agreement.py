@@ -219,4 +219,9 @@ def render(stores) -> str:
 
 STUDY = Study(name="clus-agreement",
               title="Single trees equal CLUS's; ensemble rankings agree with CLUS (issue 14)",
-              configs=(), render=render, compute=compute, order=5)
+              configs=(), render=render, compute=compute, order=5,
+              # ensemble scores of MTR forests (CLUS's and random ties) and single trees
+              compute_paths=("rank:mtr:*:*-rf:*ties=first*", "rank:mtr:*:*-rf:*ties=random*",
+                             "rank:mtr:*:*-rf-str:*ties=first*", "tree:mtr:*"),
+              sets=("atp1d", "atp7d", "edm", "enb", "jura", "oes10", "oes97", "osales",
+                    "scpf", "slump", "wq"))

@@ -116,4 +116,5 @@ STUDY = Study(
     configs=(CONFIG,),
     render=render,
     order=21,
+    paper_sets="mlc:n_sets",
 )

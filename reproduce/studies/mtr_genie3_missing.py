@@ -223,4 +223,6 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=14,
+    compute_paths=("rank:mtr:missing:genie3-rf:*", "rank:mtr:missing:genie3-rf-str:*"),
+    universe=("osales", "scpf"),
 )

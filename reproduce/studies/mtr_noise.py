@@ -176,4 +176,5 @@ STUDY = Study(
                        set={"protocol": {"repeats": REPEATS}}),),
     render=render,
     order=11,
+    paper_sets="mtr:table7",
 )

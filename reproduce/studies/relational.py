@@ -64,18 +64,11 @@ def fold_rankings(view, dataset: str, method: str, setting: str):
         return []
     sel = runs[(runs["dataset"] == dataset) & (runs["method"] == method)]
     sel = sel[[setting_of(p) == setting for p in sel["params"]]]
-    from frcli.experiment.store import Store
-
     out = []
-    with Store(view.dir, create=False) as st:
-        for _, r in sel.sort_values("split").iterrows():
-            key = (r["dataset"], int(r["split"]), int(r["labeled"]), r["method"], r["params"])
-            names, imp = st.ranking(key)
-            meta = st.conn.execute("SELECT g.meta FROM runs r JOIN rankings g USING (run_id) "
-                                   "WHERE r.dataset=? AND r.split=? AND r.labeled=? AND "
-                                   "r.method=? AND r.params=?", key).fetchone()
-            out.append((list(names), np.asarray(imp, dtype=float),
-                        json.loads(meta[0]) if meta and meta[0] else {}))
+    for _, r in sel.sort_values("split").iterrows():
+        args = (r["dataset"], int(r["split"]), r["method"], r["params"], int(r["labeled"]))
+        names, imp = view.importances(*args)
+        out.append((list(names), np.asarray(imp, dtype=float), view.meta(*args) or {}))
     return out
 
 

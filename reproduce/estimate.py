@@ -1,0 +1,122 @@
+"""``python -m reproduce --estimate``: the one-core hours of every study on all of its shared
+data sets, from the persisted stores only (nothing runs).
+
+A data set a study ran costs what its persisted runs took (ranking plus evaluation, summed
+over runs: one core each). A shared data set it left out is extrapolated from the set of the
+same config with the most rows × features that ran: its cost per run, times the left-out
+set's runs in the whole config's plan, times the ratio of rows × features (linear: a rough
+guide, not a measurement; forests grow about linearly in both, Relief quadratically in the
+rows, so large sets are underestimated for Relief). Configs that several studies share count
+once in the total. Faster engines show up as soon as the stores are regenerated."""
+from __future__ import annotations
+
+from reproduce import coverage
+from reproduce import framework as fw
+from reproduce import md
+
+
+def _size(name: str, cfg) -> tuple[int, int] | None:
+    """(rows, features) of a data set: the catalog's expected size, else its traits."""
+    from frcli.data import catalog
+
+    try:
+        e = catalog.get(name).expect
+        if e.get("examples") and e.get("features"):
+            return int(e["examples"]), int(e["features"])
+    except Exception:  # noqa: BLE001 - an explicit entry: load it
+        pass
+    from reproduce.fingerprint import Traits
+
+    ds = next((d for d in cfg.datasets if d.name == name), None)
+    if ds is None:
+        return None
+    t = Traits().get(ds)
+    return t["rows"], t["features"]
+
+
+def _full_config(ref):
+    """The config as its file has it (every data set), with the study's other settings."""
+    import copy
+
+    whole = coverage.full_file(ref.path)
+    over = {k: v for k, v in ref.set.items() if k != "datasets"}
+    if whole == ref.path and not ref.name and not over:
+        return ref.load()
+    return fw.ConfigRef(whole, name=ref.name, set=copy.deepcopy(over)).load()
+
+
+def _runs_per_dataset(cfg) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for key in fw.plan_hashes(cfg):
+        out[key[0]] = out.get(key[0], 0) + 1
+    return out
+
+
+def study_estimate(study) -> dict:
+    """{'measured': s, 'extrapolated': s, 'rows': [(config, set, seconds, how)]}."""
+    from reproduce import artifacts
+
+    rows = []
+    measured = extra = 0.0
+    for ref in study.configs:
+        cfg = ref.load()
+        per = artifacts.Persisted(fw.persisted_dir(cfg))
+        cost: dict[str, float] = {}
+        nruns: dict[str, int] = {}
+        for key, r, *_ in per.read(with_blobs=False):
+            t = float(r["rank_time_s"] or 0) + float(r["eval_time_s"] or 0)
+            cost[key[0]] = cost.get(key[0], 0.0) + t
+            nruns[key[0]] = nruns.get(key[0], 0) + 1
+        for d, s in sorted(cost.items()):
+            rows.append((cfg.name, d, s, "measured"))
+            measured += s
+        full = _full_config(ref)
+        shared = [d.name for d in full.datasets
+                  if coverage._available(d.name, coverage.full_file(ref.path))]
+        left = [d for d in shared if d not in cost]
+        if not left:
+            continue
+        sizes = {d: _size(d, full) for d in list(cost) + left}
+        refs = [d for d in cost if sizes.get(d)]
+        plan_runs = _runs_per_dataset(full)
+        if not refs:
+            for d in left:
+                rows.append((cfg.name, d, float("nan"), "no set of this config ran"))
+            continue
+        base = max(refs, key=lambda d: sizes[d][0] * sizes[d][1])
+        per_run = cost[base] / max(1, nruns[base])
+        for d in left:
+            if not sizes.get(d):
+                rows.append((cfg.name, d, float("nan"), "size unknown"))
+                continue
+            ratio = (sizes[d][0] * sizes[d][1]) / (sizes[base][0] * sizes[base][1])
+            s = per_run * plan_runs.get(d, 0) * ratio
+            rows.append((cfg.name, d, s, f"extrapolated from {base}"))
+            extra += s
+    return {"measured": measured, "extrapolated": extra, "rows": rows}
+
+
+def report(studies) -> str:
+    out = ["One-core hours of every study on all of its shared data sets (measured: the "
+           "persisted runs; extrapolated: left-out sets, linear in rows × features from the "
+           "largest set of the same config that ran).", ""]
+    table, seen = [], set()
+    total_m = total_e = 0.0
+    for st in studies:
+        e = study_estimate(st)
+        names = tuple(r.name or r.path for r in st.configs)
+        dup = names and names in seen
+        seen.add(names)
+        cov = coverage.column(st)
+        table.append([st.name, cov, f"{e['measured'] / 3600:.2f}",
+                      f"{e['extrapolated'] / 3600:.2f}",
+                      f"{(e['measured'] + e['extrapolated']) / 3600:.2f}"
+                      + (" (shared stores)" if dup else "")])
+        if not dup:
+            total_m += e["measured"]
+            total_e += e["extrapolated"]
+    table.append(["total", "", f"{total_m / 3600:.1f}", f"{total_e / 3600:.1f}",
+                  f"{(total_m + total_e) / 3600:.1f}"])
+    out.append(md.table(["study", "data sets", "measured h", "extrapolated h", "all shared h"],
+                        table))
+    return "\n".join(out)

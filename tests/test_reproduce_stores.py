@@ -1,0 +1,127 @@
+"""The persisted stores of reproduce/ (reproduce/artifacts.py): a working store exported and
+read back gives the same frames, sizes and importances; importances that were not kept are
+refused, not invented; a persisted store seeded back lets the runner resume without
+recomputing; files stay under the size limit; re-exporting changes no byte."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.conftest import REPO
+
+sys.path.insert(0, str(REPO))
+
+from reproduce import artifacts  # noqa: E402
+from reproduce import framework as fw  # noqa: E402
+
+
+def _tiny(tmp_path, name="tiny", sets=("synth-mtr", "synth-mlc")):
+    from frcli.experiment.config import parse_config
+    from frcli.experiment.executor import run_experiment
+
+    cfg = parse_config({"name": name, "datasets": list(sets),
+                        "protocol": {"type": "holdout", "repeats": 2, "seed": 0},
+                        "rankers": ["uniform", {"method": "relief",
+                                                "params": {"neighbours": [5, 10]}},
+                                    {"method": "genie3-rf", "params": {"trees": 3}}],
+                        "evaluation": {"knn": 5}}, f"{name}.yaml")
+    run_experiment(cfg, output=tmp_path / "work", progress=False)
+    return cfg, cfg.output_dir(tmp_path / "work")
+
+
+def _export(cfg, src, dst, keep="all"):
+    hashes = fw.plan_hashes(cfg)
+    return artifacts.export(src, dst, portable_hash=lambda k: hashes[k][0] if k in hashes
+                            else None, keep=keep, manifest={"fingerprint": "f" * 12})
+
+
+def test_export_reads_back_identically(tmp_path):
+    cfg, src = _tiny(tmp_path)
+    dst = tmp_path / "stores" / cfg.name
+    doc = _export(cfg, src, dst)
+    assert doc["runs"] == 2 * 2 * 4 and doc["importances"] == "all"
+    work, per = fw.StoreView(src, cfg), fw.StoreView(src, cfg, persisted=dst)
+    pd.testing.assert_frame_equal(work.frame, per.frame)
+    pd.testing.assert_frame_equal(work.runs, per.runs)
+    assert work.sizes == per.sizes
+    for r in work.runs.itertuples():
+        a = work.importances(r.dataset, r.split, r.method, r.params, r.labeled)
+        b = per.importances(r.dataset, r.split, r.method, r.params, r.labeled)
+        assert a[0] == b[0] and a[1].tobytes() == b[1].tobytes()
+        assert work.meta(r.dataset, r.split, r.method, r.params) == \
+            per.meta(r.dataset, r.split, r.method, r.params)
+    # a second export of the same runs writes the same bytes (no time in the gzip headers)
+    before = {p: p.read_bytes() for p in dst.rglob("*") if p.is_file()}
+    _export(cfg, src, dst)
+    assert before == {p: p.read_bytes() for p in dst.rglob("*") if p.is_file()}
+
+
+def test_importances_not_kept_are_refused(tmp_path, monkeypatch):
+    cfg, src = _tiny(tmp_path, sets=("synth-mtr",))
+    dst = tmp_path / "stores" / cfg.name
+    view = fw.StoreView(src, cfg)
+    keep = {tuple(r) for r in view.runs[["dataset", "split", "labeled", "method", "params"]]
+            .itertuples(index=False) if r[3] == "relief"}
+    monkeypatch.setattr(artifacts, "KEEP_ALL_BYTES", 0)
+    doc = _export(cfg, src, dst, keep=keep)
+    assert doc["importances"] == f"{len(keep)} of {len(view.runs)} runs"
+    per = fw.StoreView(src, cfg, persisted=dst)
+    r = view.runs[view.runs["method"] == "genie3-rf"].iloc[0]
+    with pytest.raises(fw.StudyError, match="not kept"):
+        per.importances(r["dataset"], r["split"], r["method"], r["params"])
+    k = next(iter(keep))
+    assert per.importances(k[0], k[1], k[3], k[4]) is not None
+    # seeded back, the runner resumes without computing; a render that reads the dropped
+    # importances from the working store is refused there too
+    from frcli.experiment.executor import run_experiment
+
+    hashes = fw.plan_hashes(cfg)
+    new = tmp_path / "again" / cfg.name
+    n = artifacts.seed(dst, new, local_run=fw._local_run(cfg, hashes))
+    assert n == len(view.runs)
+    s = run_experiment(cfg, output=tmp_path / "again", progress=False)
+    assert s.computed == 0 and s.skipped == s.tasks
+    again = fw.StoreView(new, cfg)
+    pd.testing.assert_frame_equal(again.frame, view.frame)
+    with pytest.raises(fw.StudyError, match="not kept"):
+        again.importances(r["dataset"], r["split"], r["method"], r["params"])
+
+
+def test_parts_stay_under_the_file_limit(tmp_path, monkeypatch):
+    cfg, src = _tiny(tmp_path, sets=("synth-mtr",))
+    monkeypatch.setattr(artifacts, "MAX_FILE", 400)
+    dst = tmp_path / "stores" / cfg.name
+    _export(cfg, src, dst)
+    parts = sorted(p.name for p in (dst / "synth-mtr").glob("runs.*.csv.gz"))
+    assert len(parts) > 1
+    assert all(p.stat().st_size <= 400 for p in dst.rglob("*.gz")
+               if p.name.startswith(("runs", "scores")))
+    pd.testing.assert_frame_equal(fw.StoreView(src, cfg).frame,
+                                  fw.StoreView(src, cfg, persisted=dst).frame)
+
+
+def test_portable_hashes_do_not_name_this_machine(tmp_path):
+    from frcli.experiment.config import parse_config
+
+    shared = fw.SHARED / "datasets" / "mtr" / "jura.arff"
+    cfg = parse_config({"name": "p", "datasets": [{"name": "j", "path": str(shared),
+                                                   "task": "mtr", "targets": "last:3"}],
+                        "protocol": {"type": "holdout", "repeats": 1},
+                        "rankers": ["uniform"]}, "p.yaml")
+    spec = fw._portable_spec(cfg.datasets[0])
+    assert spec.path == ("<shared>/datasets/mtr/jura.arff",)
+    (ph, lh), = set(fw.plan_hashes(cfg).values())
+    assert ph != lh
+
+
+def test_persisted_store_sizes_are_stated_and_bounded():
+    """Every committed file of reproduce/stores is under 2 MB; the README states the total."""
+    files = [p for p in fw.STORES.rglob("*") if p.is_file()]
+    assert all(p.stat().st_size < 2_000_000 for p in files), \
+        [p for p in files if p.stat().st_size >= 2_000_000]
+    total = sum(p.stat().st_size for p in files)
+    assert total < 60_000_000
+    assert np.isfinite(total)
