@@ -254,6 +254,10 @@ def nemenyi_n_for(k: int, alpha: float = ALPHA) -> int:
     return math.floor(q * q * k * (k + 1) / (6.0 * (k - 1) ** 2)) + 1
 
 
+def _ks(ks: list[int]) -> str:
+    return f"k = {ks[0]}" if len(ks) == 1 else f"k = {ks[0]} to {ks[-1]} rankings"
+
+
 def _method_name(m: str) -> tuple[str, str]:
     m = {"benjamini_hochberg": "bh"}.get(m, m)
     return m, {"bh": "Benjamini–Hochberg", "holm": "Holm"}.get(m, m)
@@ -280,33 +284,39 @@ def power_line(rec: Recorder, alpha: float = ALPHA) -> str:
                   f"{wilcoxon_n_for(alpha)} could")
         else:
             s += f" ≤ α = {alpha:g}: one test alone can reject"
+        bh_ok = []
         for method, m in sorted(set(corrected.get(n, []))):
             key, label = _method_name(method)
             thr = alpha / m if key == "holm" else alpha
-            what = (f"Holm's first threshold over {m} tests is {alpha:g}/{m} = {md.pval(thr)}"
-                    if key == "holm" else
-                    f"{label} over {m} tests rejects at best when all p are ≤ {alpha:g}")
-            if pmin > thr:
-                s += f"; {what}, so none can be significant after it (N ≥ " \
-                     f"{wilcoxon_n_for(thr)} could)"
-            elif key == "holm":
-                s += f"; {what}, which N = {n} can reach"
+            if key == "holm":
+                what = f"Holm's first threshold over {m} tests is {alpha:g}/{m} = {md.pval(thr)}"
+                s += (f"; {what}, so none can be significant after it (N ≥ "
+                      f"{wilcoxon_n_for(thr)} could)" if pmin > thr else
+                      f"; {what}, which N = {n} can reach")
+            elif pmin > thr:
+                s += f"; {label} over {m} tests cannot reject either"
+            else:
+                bh_ok.append(m)
+        if bh_ok:
+            s += (f"; Benjamini–Hochberg over {md.listing([str(m) for m in bh_ok])} tests "
+                  f"can reject at this N")
         parts.append(s + ".")
-    fr = sorted(set(rec.friedman))
-    if fr:
-        parts.append("Friedman/Iman–Davenport (" + md.listing(
-            [f"k = {k} on N = {n}" for k, n in fr]) + "): can reject at any N ≥ 2 (identical "
-            "rankings on every set give F = ∞); with N ≤ 10 its p-value is a large-sample "
-            "approximation.")
-    nem = sorted(set(rec.nemenyi))
-    if nem:
-        cells = []
-        for k, n in nem:
-            need = nemenyi_n_for(k, alpha)
-            cells.append(f"k = {k}, N = {n}: " + ("can separate the extremes" if n >= need
-                                                  else f"cannot separate any two methods "
-                                                  f"(needs N ≥ {need})"))
-        parts.append("Nemenyi (" + "; ".join(cells) + ").")
+    for n in sorted({n for _, n in rec.friedman}):
+        ks = sorted({k for k, m in rec.friedman if m == n})
+        parts.append(f"Friedman/Iman–Davenport ({_ks(ks)} on N = {n}): can reject at any N ≥ 2 "
+                     f"(identical rankings on every set give F = ∞)"
+                     + ("; at N ≤ 10 its p-value is a large-sample approximation."
+                        if n <= 10 else "."))
+    for n in sorted({n for _, n in rec.nemenyi}):
+        ks = sorted({k for k, m in rec.nemenyi if m == n})
+        short = [k for k in ks if n < nemenyi_n_for(k, alpha)]
+        if not short:
+            parts.append(f"Nemenyi ({_ks(ks)} on N = {n}): can separate the best from the "
+                         f"worst ranking at this N.")
+        else:
+            parts.append(f"Nemenyi ({_ks(ks)} on N = {n}): cannot separate any two of "
+                         + md.listing([f"{k} (needs N ≥ {nemenyi_n_for(k, alpha)})"
+                                       for k in short]) + " rankings at this N.")
     bay = sorted(set(rec.bayes))
     if bay:
         parts.append("Bayesian " + md.listing([f"{t} test on N = {n}" for t, n in bay]) +

@@ -766,13 +766,31 @@ def check_study(study: Study, doc_text: str, digests: dict) -> Outcome:
     text = committed or ""
     if renderable:
         stores = _persisted_stores(cfgs, sfp, read_only=True)
-        body, rec = _render(study, stores)
+        with _figures_elsewhere():
+            body, rec = _render(study, stores)
         out = _outcome(study, cfgs, stores, body, sfp, time.perf_counter() - t0, rec, problems)
         diff = stale_diff(committed, out.text, study.name)
         if diff:
             problems.append("the re-render differs from the committed text:\n" + diff)
         return out
     return Outcome(study, text, time.perf_counter() - t0, 0.0, problems)
+
+
+@contextlib.contextmanager
+def _figures_elsewhere():
+    """Figures a check's renders draw go to a temporary folder: a check writes nothing into
+    the checkout (some figures show measured times)."""
+    import tempfile
+
+    from reproduce import analysis
+
+    keep = analysis.FIGURES
+    with tempfile.TemporaryDirectory(prefix="reproduce-check-") as tmp:
+        analysis.FIGURES = Path(tmp)
+        try:
+            yield
+        finally:
+            analysis.FIGURES = keep
 
 
 def _moved(fps, study, cfgs) -> str:
@@ -840,7 +858,8 @@ def import_stores(study: Study, source: Path, build: dict, digests: dict) -> lis
     # what the render reads decides which importances are kept
     stores = Stores(source, cfgs, views=views, work_root=source / "_work",
                     read_only=True)
-    _render(study, stores)
+    with _figures_elsewhere():
+        _render(study, stores)
     reads = stores.read_keys()
     for name, (cfg, src, hashes, cfp) in plans.items():
         with artifacts.Store(src, create=False) as st:
