@@ -44,7 +44,7 @@ def full_file(path: str) -> str:
     return path
 
 
-def _held(path: str) -> list[str]:
+def held(path: str) -> list[str]:
     """The data sets of a config file that ../shared (or the repository) holds: catalog
     entries whose files are there, explicit entries whose files exist."""
     import os
@@ -110,10 +110,10 @@ def data_sets(study, cfgs=None) -> dict:
     else:
         shared = []
         for f in files:
-            shared += [n for n in _held(f) if n not in shared]
+            shared += [n for n in held(f) if n not in shared]
         if len(cfgs) > 1:
             for ref, cfg in zip(study.configs, cfgs):
-                of = [n for n in _held(full_file(ref.path)) if n in shared]
+                of = [n for n in held(full_file(ref.path)) if n in shared]
                 got = {d.name for d in cfg.datasets}
                 left = [n for n in of if n not in got]
                 if left:

@@ -53,70 +53,72 @@ def _runs_per_dataset(cfg) -> dict[str, int]:
 
 
 def study_estimate(study) -> dict:
-    """{'measured': s, 'extrapolated': s, 'rows': [(config, set, seconds, how)]}."""
+    """{'configs': {config name: (measured s, extrapolated s)}, 'rows': [(config, set,
+    seconds, how)], 'persisted': whether every config has a persisted store}."""
     from reproduce import artifacts
 
     rows = []
-    measured = extra = 0.0
+    per_config = {}
+    persisted = True
+    universe = set(coverage.data_sets(study)["shared"])
     for ref in study.configs:
         cfg = ref.load()
         per = artifacts.Persisted(fw.persisted_dir(cfg))
+        persisted &= per.exists
         cost: dict[str, float] = {}
         nruns: dict[str, int] = {}
         for key, r, *_ in per.read(with_blobs=False):
             t = float(r["rank_time_s"] or 0) + float(r["eval_time_s"] or 0)
             cost[key[0]] = cost.get(key[0], 0.0) + t
             nruns[key[0]] = nruns.get(key[0], 0) + 1
-        for d, s in sorted(cost.items()):
-            rows.append((cfg.name, d, s, "measured"))
-            measured += s
+        measured = sum(cost.values())
+        rows += [(cfg.name, d, s, "measured") for d, s in sorted(cost.items())]
         full = _full_config(ref)
-        shared = [d.name for d in full.datasets
-                  if coverage._available(d.name, coverage.full_file(ref.path))]
-        left = [d for d in shared if d not in cost]
-        if not left:
-            continue
+        left = [d.name for d in full.datasets if d.name in universe and d.name not in cost]
+        extra = 0.0
         sizes = {d: _size(d, full) for d in list(cost) + left}
         refs = [d for d in cost if sizes.get(d)]
-        plan_runs = _runs_per_dataset(full)
-        if not refs:
-            for d in left:
-                rows.append((cfg.name, d, float("nan"), "no set of this config ran"))
-            continue
-        base = max(refs, key=lambda d: sizes[d][0] * sizes[d][1])
-        per_run = cost[base] / max(1, nruns[base])
+        plan_runs = _runs_per_dataset(full) if left else {}
         for d in left:
-            if not sizes.get(d):
-                rows.append((cfg.name, d, float("nan"), "size unknown"))
+            if not refs or not sizes.get(d):
+                rows.append((cfg.name, d, float("nan"), "no reference"))
                 continue
+            base = max(refs, key=lambda x: sizes[x][0] * sizes[x][1])
             ratio = (sizes[d][0] * sizes[d][1]) / (sizes[base][0] * sizes[base][1])
-            s = per_run * plan_runs.get(d, 0) * ratio
+            s = cost[base] / max(1, nruns[base]) * plan_runs.get(d, 0) * ratio
             rows.append((cfg.name, d, s, f"extrapolated from {base}"))
             extra += s
-    return {"measured": measured, "extrapolated": extra, "rows": rows}
+        per_config[cfg.name] = (measured, extra)
+    return {"configs": per_config, "rows": rows, "persisted": persisted}
 
 
-def report(studies) -> str:
+def report(studies, details: bool = False) -> str:
     out = ["One-core hours of every study on all of its shared data sets (measured: the "
-           "persisted runs; extrapolated: left-out sets, linear in rows × features from the "
-           "largest set of the same config that ran).", ""]
-    table, seen = [], set()
-    total_m = total_e = 0.0
+           "persisted runs, ranking plus evaluation; extrapolated: the left-out sets, linear "
+           "in rows × features from the largest set of the same config that ran; a config "
+           "that several studies share counts once in the total).", ""]
+    table, counted = [], {}
     for st in studies:
         e = study_estimate(st)
-        names = tuple(r.name or r.path for r in st.configs)
-        dup = names and names in seen
-        seen.add(names)
-        cov = coverage.column(st)
-        table.append([st.name, cov, f"{e['measured'] / 3600:.2f}",
-                      f"{e['extrapolated'] / 3600:.2f}",
-                      f"{(e['measured'] + e['extrapolated']) / 3600:.2f}"
-                      + (" (shared stores)" if dup else "")])
-        if not dup:
-            total_m += e["measured"]
-            total_e += e["extrapolated"]
-    table.append(["total", "", f"{total_m / 3600:.1f}", f"{total_e / 3600:.1f}",
-                  f"{(total_m + total_e) / 3600:.1f}"])
+        m = sum(a for a, _ in e["configs"].values())
+        x = sum(b for _, b in e["configs"].values())
+        shared = [c for c in e["configs"] if c in counted]
+        for c, v in e["configs"].items():
+            counted.setdefault(c, v)
+        if not st.configs:
+            cells = ["–", "–", "– (no runner configs)"]
+        elif not e["persisted"]:
+            cells = ["–", "–", "– (no persisted store yet)"]
+        else:
+            cells = [f"{m / 3600:.2f}", f"{x / 3600:.2f}", f"{(m + x) / 3600:.2f}"
+                     + (f" (shares {', '.join(shared)})" if shared else "")]
+        table.append([st.name, coverage.column(st), *cells])
+        if details:
+            for c, d, s, how in e["rows"]:
+                table.append([f"  {c}", d, "", "", f"{s / 3600:.3f} ({how})"])
+    tm = sum(a for a, _ in counted.values())
+    tx = sum(b for _, b in counted.values())
+    table.append(["total", "", f"{tm / 3600:.1f}", f"{tx / 3600:.1f}", f"{(tm + tx) / 3600:.1f}"])
     out.append(md.table(["study", "data sets", "measured h", "extrapolated h", "all shared h"],
-                        table))
+                        table, "llrrr"))
     return "\n".join(out)
