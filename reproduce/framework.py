@@ -523,6 +523,13 @@ def results_root(explicit: str | Path | None = None) -> Path:
     return Path(explicit).resolve() if explicit else RESULTS
 
 
+def _rel(path: Path) -> str:
+    try:
+        return Path(path).relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def persisted_dir(cfg) -> Path:
     return STORES / cfg.name
 
@@ -548,7 +555,7 @@ def _export(sqlite_dir: Path, cfg, hashes: dict, keep, fingerprint: str, session
     doc = artifacts.export(sqlite_dir, folder,
                            portable_hash=lambda k: hashes[k][0] if k in hashes else None,
                            keep=keep, manifest=manifest)
-    log(f"{cfg.name}: {doc['runs']} runs persisted in {folder.relative_to(ROOT)} "
+    log(f"{cfg.name}: {doc['runs']} runs persisted in {_rel(folder)} "
         f"({doc['bytes'] / 1e6:.2f} MB; importances: {doc['importances']})")
     return doc
 
@@ -750,7 +757,7 @@ def check_study(study: Study, doc_text: str, digests: dict) -> Outcome:
         per = artifacts.Persisted(persisted_dir(cfg))
         cfp = fps.config(cfg)
         if not per.exists:
-            problems.append(f"no persisted store {persisted_dir(cfg).relative_to(ROOT)}")
+            problems.append(f"no persisted store {_rel(persisted_dir(cfg))}")
             renderable = False
         elif per.fingerprint != cfp:
             problems.append(f"persisted store {cfg.name} was made for fingerprint "

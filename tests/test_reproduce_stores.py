@@ -125,3 +125,52 @@ def test_persisted_store_sizes_are_stated_and_bounded():
     total = sum(p.stat().st_size for p in files)
     assert total < 60_000_000
     assert np.isfinite(total)
+
+
+def test_run_study_persists_reuses_resumes_and_recomputes(tmp_path, monkeypatch):
+    """The write path of `python -m reproduce STUDY`: the first run computes and persists;
+    the second finds the persisted store current and runs nothing; a persisted store that
+    lacks a data set's runs is resumed (only those are computed); another fingerprint
+    recomputes everything."""
+    import shutil
+
+    monkeypatch.setattr(fw, "STORES", tmp_path / "stores")
+    monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    ref = fw.ConfigRef("configs/quickstart.yaml", name="tiny-study", set={
+        "datasets": ["synth-mtr", "synth-regression"], "protocol": {"repeats": 2},
+        "rankers": ["uniform", {"method": "relief", "params": {"neighbours": [5, 10]}}]})
+    seen = []
+    study = fw.Study("tiny", "Tiny", (ref,), lambda s: seen.append(len(s["tiny-study"].runs))
+                     or "## Tiny\n\ntext")
+    paths = fw.fingerprints({"digests": {}}).paths_of_config(ref.load())
+    digests = {"digests": {p: "a" * 16 for p in paths}}
+    logs = []
+    monkeypatch.setattr(fw, "log", logs.append)
+
+    out = fw.run_study(study, digests=digests, progress=False)
+    assert "fingerprint " in out.text and "**Data sets.**" in out.text
+    assert any("8 tasks, 8 computed" in m for m in logs), logs
+    per = artifacts.Persisted(fw.STORES / "tiny-study")
+    assert per.manifest["runs"] == 2 * 2 * 3 and seen[-1] == 12
+
+    logs.clear()
+    fw.run_study(study, digests=digests, progress=False)
+    assert any("persisted store is current" in m for m in logs)
+    assert not any("computed" in m for m in logs)
+
+    # a partial store (one data set's runs missing): resumed, only those computed
+    shutil.rmtree(fw.STORES / "tiny-study" / "synth-regression")
+    shutil.rmtree(fw.RESULTS)
+    logs.clear()
+    fw.run_study(study, digests=digests, progress=False)
+    assert any("resuming from its persisted store" in m for m in logs)
+    assert any("8 tasks, 4 computed, 4 stored already" in m for m in logs), logs
+    assert artifacts.Persisted(fw.STORES / "tiny-study").manifest["runs"] == 12
+
+    # another fingerprint (a canary on its path moved): recomputed from scratch
+    moved = {"digests": {p: "b" * 16 for p in paths}}
+    logs.clear()
+    fw.run_study(study, digests=moved, progress=False)
+    assert any("recomputing" in m for m in logs)
+    assert any("8 tasks, 8 computed" in m for m in logs), logs
