@@ -137,20 +137,35 @@ def _run(args) -> int:
     return 0
 
 
+def _check_one(args) -> tuple[str, list[str], float]:
+    name, text, digests = args
+    out = fw.check_study(fw.studies()[name], text, digests)
+    return name, out.problems, out.seconds
+
+
 def _check(chosen, doc: Path, all_studies, jobs: int) -> int:
-    """Every chosen section against the fingerprint and its persisted stores (no runs)."""
+    """Every chosen section against the fingerprint and its persisted stores (no runs);
+    ``jobs`` sections re-render at once."""
     t0 = time.perf_counter()
     digests = fw.canary_digests(jobs)
     text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    work = [(st.name, text, digests) for st in chosen]
+    if jobs > 1 and len(work) > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(min(jobs, len(work))) as pool:
+            results = {r[0]: r for r in pool.imap_unordered(_check_one, work)}
+    else:
+        results = {w[0]: _check_one(w) for w in work}
     stale = []
     for st in chosen:
-        out = fw.check_study(st, text, digests)
-        if out.problems:
+        _, problems, seconds = results[st.name]
+        if problems:
             stale.append(st.name)
             print(f"{st.name}: STALE")
-            for p in out.problems:
+            for p in problems:
                 print("  " + p.replace("\n", "\n  "))
-        fw.log(f"{st.name}: {'STALE' if out.problems else 'up to date'} ({out.seconds:.0f} s)")
+        fw.log(f"{st.name}: {'STALE' if problems else 'up to date'} ({seconds:.0f} s)")
     summary_stale = _summary(doc, all_studies, True)
     fw.log(f"--check of {len(chosen)} sections: {time.perf_counter() - t0:.0f} s")
     if stale:
