@@ -169,6 +169,11 @@ def _check(chosen, doc: Path, all_studies, jobs: int) -> int:
     summary_stale = _summary(doc, all_studies, True)
     fw.log(f"--check of {len(chosen)} sections: {time.perf_counter() - t0:.0f} s")
     if stale:
+        env = fw.environment_changes(digests)
+        if env:
+            print(f"note: the environment differs from the one the stores were made in "
+                  f"({env}); bit-identical outputs need the same libraries and CPU features",
+                  file=sys.stderr)
         print(f"stale sections in {doc}: {', '.join(stale)}; regenerate with "
               f"`python -m reproduce {' '.join(stale)}` and commit", file=sys.stderr)
     return 1 if stale or summary_stale else 0

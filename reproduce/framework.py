@@ -783,6 +783,18 @@ def check_study(study: Study, doc_text: str, digests: dict) -> Outcome:
     return Outcome(study, text, time.perf_counter() - t0, 0.0, problems)
 
 
+def environment_changes(digests: dict) -> str:
+    """What differs between this environment and the one reproduce/stores/canaries.json
+    records ('' when nothing or nothing is recorded)."""
+    path = STORES / "canaries.json"
+    if not path.is_file():
+        return ""
+    old = json.loads(path.read_text(encoding="utf-8")).get("environment") or {}
+    new = digests.get("environment") or {}
+    keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    return ", ".join(f"{k}: {old.get(k)} → {new.get(k)}" for k in keys)
+
+
 @contextlib.contextmanager
 def _figures_elsewhere():
     """Figures a check's renders draw go to a temporary folder: a check writes nothing into
