@@ -167,6 +167,7 @@ class Recorder:
     def __init__(self):
         self.wilcoxon: list[tuple[int, float]] = []      # (N pairs, p)
         self.friedman: list[tuple[int, int]] = []         # (k, N)
+        self.friedman_p: list[float] = []
         self.nemenyi: list[tuple[int, int]] = []          # (k, N)
         self.corrections: list[tuple[str, list[float]]] = []
         self.bayes: list[tuple[str, int]] = []            # (test, N)
@@ -194,7 +195,9 @@ def recording():
 
     def friedman(avg_ranks, n, *args, **kw):
         rec.friedman.append((len(avg_ranks), int(n)))
-        return orig["friedman"](avg_ranks, n, *args, **kw)
+        r = orig["friedman"](avg_ranks, n, *args, **kw)
+        rec.friedman_p.append(float(r.f_p))
+        return r
 
     def nemenyi_cd(k, n, *args, **kw):
         rec.nemenyi.append((int(k), int(n)))
@@ -308,12 +311,20 @@ def power_line(rec: Recorder, alpha: float = ALPHA) -> str:
             s += (f"; Benjamini–Hochberg over {md.listing([str(m) for m in bh_ok])} tests "
                   f"can reject at this N")
         parts.append(s + ".")
+    fps = set(rec.friedman_p)
+    on_friedman = sorted({(_method_name(meth)[1], len(ps)) for meth, ps in rec.corrections
+                          if ps and sum(p in fps for p in ps) >= max(1, len(ps) // 2)})
     for n in sorted({n for _, n in rec.friedman}):
         ks = sorted({k for k, m in rec.friedman if m == n})
         parts.append(f"Friedman/Iman–Davenport ({_ks(ks)} on N = {n}): can reject at any N ≥ 2 "
                      f"(identical rankings on every set give F = ∞)"
                      + ("; at N ≤ 10 its p-value is a large-sample approximation."
                         if n <= 10 else "."))
+    if on_friedman:
+        parts.append(md.listing([f"{label} over {m}" for label, m in on_friedman]).capitalize()
+                     [:1] + md.listing([f"{label} over {m}" for label, m in on_friedman])[1:] +
+                     " Friedman tests: can reject at this N too (the smallest Iman–Davenport p "
+                     "is 0).")
     for n in sorted({n for _, n in rec.nemenyi}):
         ks = sorted({k for k, m in rec.nemenyi if m == n})
         short = [k for k in ks if n < nemenyi_n_for(k, alpha)]

@@ -706,7 +706,8 @@ def _outcome(study, cfgs, stores, body, sfp, seconds, rec=None, problems=None) -
     from reproduce import coverage
 
     body = body + "\n\n" + coverage.section_note(study, stores, rec)
-    return Outcome(study, _with_stamp(body, stamp), seconds, compute_s, problems or [])
+    return Outcome(study, _with_stamp(body, stamp), seconds, compute_s,
+                   [] if problems is None else problems)
 
 
 def _record_digests(digests: dict, fps, study, cfgs) -> None:
@@ -778,7 +779,7 @@ def check_study(study: Study, doc_text: str, digests: dict) -> Outcome:
         out = _outcome(study, cfgs, stores, body, sfp, time.perf_counter() - t0, rec, problems)
         diff = stale_diff(committed, out.text, study.name)
         if diff:
-            problems.append("the re-render differs from the committed text:\n" + diff)
+            out.problems.append("the re-render differs from the committed text:\n" + diff)
         return out
     return Outcome(study, text, time.perf_counter() - t0, 0.0, problems)
 
