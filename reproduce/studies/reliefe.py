@@ -348,10 +348,9 @@ def _bayes(stores, S, rf, ctrl: str, others: list[str], runs: int, unpaired: str
         from reproduce.coverage import note_bayes
 
         doc = json.loads(path.read_text(encoding="utf-8"))
-        for _ in doc["results"]:
-            note_bayes(doc["test"], len(rf) if S is None or doc["test"] != "hierarchical"
-                       else S.shape[0])
-        return ({o: SimpleNamespace(**r) for o, r in doc["results"].items()}, doc["test"],
+        note_bayes(doc["test"], len(rf) if S is None or doc["test"] != "hierarchical"
+                   else S.shape[0])
+        return ({o: SimpleNamespace(**r) for o, r in doc["results"]}, doc["test"],
                 doc["why"])
     bayes, test, why = {}, "hierarchical", ""
     try:                     # the paper's test: per-fold scores, Stan (frcli.stats.bayes)
@@ -367,8 +366,8 @@ def _bayes(stores, S, rf, ctrl: str, others: list[str], runs: int, unpaired: str
                                       other, test="signed-rank", rope=ROPE, seed=0)
     if not getattr(stores, "read_only", False):
         doc = {"test": test, "why": why,
-               "results": {o: {"p_a": r.p_a, "p_rope": r.p_rope, "p_b": r.p_b}
-                           for o, r in bayes.items()}}
+               "results": [[o, {"p_a": r.p_a, "p_rope": r.p_rope, "p_b": r.p_b}]
+                           for o, r in bayes.items()]}
         path.write_text(json.dumps(doc, indent=1, sort_keys=True), encoding="utf-8")
     return bayes, test, why
 
