@@ -50,13 +50,12 @@ def held(path: str) -> list[str]:
     import os
 
     from frcli.data import catalog
-
-    from reproduce.framework import ConfigRef
+    from frcli.experiment.config import load_config
 
     cwd = os.getcwd()
     os.chdir(ROOT)          # explicit paths resolve against the checkout, as the runner's
     try:
-        cfg = ConfigRef(path).load()
+        cfg = load_config(ROOT / path)
     finally:
         os.chdir(cwd)
     out = []

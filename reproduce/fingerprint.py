@@ -32,10 +32,33 @@ CANARIES = STORES / "canaries.json"       # the digests the committed stores wer
 
 
 # --------------------------------------------------------------------------- data traits
+def portable_spec(ds):
+    """The data set's definition without this machine's folders: explicit paths under the
+    shared data or the checkout are written relative to them (run hashes include the
+    absolute paths; a persisted store must resume on another machine)."""
+    import dataclasses
+
+    shared = ROOT.parent / "shared"
+    roots = [(str(shared.resolve()), "<shared>"), (str(shared), "<shared>"),
+             (str(ROOT.resolve()), "<repo>"), (str(ROOT), "<repo>")]
+
+    def rel(p):
+        if p is None:
+            return None
+        for base, name in roots:
+            if str(p).startswith(base + "/"):
+                return name + str(p)[len(base):]
+        return p
+
+    return dataclasses.replace(ds, path=tuple(rel(p) for p in ds.path),
+                               test=tuple(rel(p) for p in ds.test), labels=rel(ds.labels))
+
+
 def _definition_key(ds) -> str:
+    """The data set's portable definition, hashed (the same on every machine)."""
     from frcli.experiment.plan import canonical
 
-    return hashlib.sha256(canonical(ds.definition()).encode()).hexdigest()[:12]
+    return hashlib.sha256(canonical(portable_spec(ds).definition()).encode()).hexdigest()[:12]
 
 
 class Traits:

@@ -205,35 +205,15 @@ def commit() -> str:
     return head + ("+changes" if dirty_paths() else "")
 
 
-def _portable_spec(ds):
-    """The data set's definition without this machine's folders: explicit paths under the
-    shared data or the checkout are written relative to them (run hashes include the
-    absolute paths; a persisted store must resume on another machine)."""
-    import dataclasses
-
-    roots = [(str(SHARED.resolve()), "<shared>"), (str(SHARED), "<shared>"),
-             (str(ROOT.resolve()), "<repo>"), (str(ROOT), "<repo>")]
-
-    def rel(p):
-        if p is None:
-            return None
-        for base, name in roots:
-            if str(p).startswith(base + "/"):
-                return name + str(p)[len(base):]
-        return p
-
-    return dataclasses.replace(ds, path=tuple(rel(p) for p in ds.path),
-                               test=tuple(rel(p) for p in ds.test), labels=rel(ds.labels))
-
-
 def plan_hashes(cfg) -> dict[tuple, tuple[str, str]]:
     """Run key → (portable run hash, this machine's run hash) of every run of the config."""
     from frcli.experiment.plan import build_plan, run_hash
+    from reproduce.fingerprint import portable_spec
 
     plan = build_plan(cfg)
     out = {}
     for ds in cfg.datasets:
-        pds = _portable_spec(ds)
+        pds = portable_spec(ds)
         for L in cfg.protocol.labeled or (0,):
             for r in cfg.rankers:
                 for p in plan.grid(ds, r):

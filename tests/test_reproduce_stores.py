@@ -111,7 +111,9 @@ def test_portable_hashes_do_not_name_this_machine(tmp_path):
                                                    "task": "mtr", "targets": "last:3"}],
                         "protocol": {"type": "holdout", "repeats": 1},
                         "rankers": ["uniform"]}, "p.yaml")
-    spec = fw._portable_spec(cfg.datasets[0])
+    from reproduce.fingerprint import portable_spec
+
+    spec = portable_spec(cfg.datasets[0])
     assert spec.path == ("<shared>/datasets/mtr/jura.arff",)
     (ph, lh), = set(fw.plan_hashes(cfg).values())
     assert ph != lh
