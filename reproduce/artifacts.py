@@ -47,6 +47,7 @@ from frcli.experiment.store import DB_NAME, Store
 FORMAT = 1
 MAX_FILE = 1_900_000               # bytes per file (the repository allows 2 MB)
 KEEP_ALL_BYTES = 2_000_000         # raw importances of a config below this: all are kept
+PARTIAL_KEEP_BYTES = 20_000_000    # an interrupted run's store keeps all below this
 MANIFEST = "manifest.json"
 RUN_COLUMNS = ("split", "labeled", "method", "params", "phash", "seed", "n_train", "n_test",
                "rank_time_s", "eval_time_s", "n_targets", "imp", "meta")
@@ -152,13 +153,16 @@ def export(sqlite_dir: Path, folder: Path, *, portable_hash, keep, manifest: dic
     ``portable_hash(key)``: the run's definition hash without machine-specific paths (None:
     the run is not part of the config any more and is left out); ``keep``: 'all', or a set
     of run keys whose importances and meta are kept ('auto': all when they are small, else
-    none). Returns the manifest written."""
+    none; 'partial': the same with a larger bound, for an interrupted run whose render has
+    not read anything yet). Returns the manifest written."""
     folder = Path(folder)
     datasets, runs, scores = _working_rows(sqlite_dir)
     runs = [r for r in runs if portable_hash(tuple(r[1:6])) is not None]
     n_imp = sum(len(datasets.get(r[1], {}).get("feature_names", [])) for r in runs)
-    keep_all = keep == "all" or (n_imp * 8 <= KEEP_ALL_BYTES)
-    kept = {tuple(r[1:6]) for r in runs} if keep_all else set(keep if keep != "auto" else ())
+    keep_all = keep == "all" or n_imp * 8 <= (PARTIAL_KEEP_BYTES if keep == "partial"
+                                              else KEEP_ALL_BYTES)
+    kept = {tuple(r[1:6]) for r in runs} if keep_all else \
+        set(keep if keep not in ("auto", "partial") else ())
     ranking = _working_ranking(sqlite_dir, [r[0] for r in runs if tuple(r[1:6]) in kept])
     by_ds: dict[str, list] = {}
     for r in runs:

@@ -526,7 +526,7 @@ def _export(sqlite_dir: Path, cfg, hashes: dict, keep, fingerprint: str, session
     folder = persisted_dir(cfg)
     old = artifacts.read_manifest(folder) or {}
     same = old.get("fingerprint") == fingerprint
-    if same and keep not in ("all", "auto"):   # another study's render may read others
+    if same and keep not in ("all", "auto", "partial"):   # another study's render reads others
         keep = set(keep) | artifacts.Persisted(folder).kept_keys()
     history = list(old.get("sessions", [])) if same else []
     history += sessions
@@ -586,7 +586,13 @@ def run_study(study: Study, *, jobs: int = 1, root: Path | None = None,
                 f"{per.fingerprint}, the code gives {cfp}: recomputing"
                 + (" (--recompute)" if recompute else ""))
         log(f"{study.name}: running {cfg.name} → {sqlite_dir}")
-        s = run_experiment(cfg, jobs=jobs, output=out, progress=progress)
+        try:
+            s = run_experiment(cfg, jobs=jobs, output=out, progress=progress)
+        except BaseException:      # interrupted: persist what is done (the next session,
+            if artifacts.is_working_store(sqlite_dir):      # on any machine, resumes it)
+                _export(sqlite_dir, cfg, hashes, "partial", cfp,
+                        [{**_session(0), "interrupted": True}], 0)
+            raise
         log(f"{study.name}: {cfg.name}: {s.tasks} tasks, {s.computed} computed, {s.skipped} "
             f"stored already, {len(s.failures)} failed ({s.seconds:.0f} s)")
         if s.failures:

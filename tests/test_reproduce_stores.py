@@ -176,3 +176,34 @@ def test_run_study_persists_reuses_resumes_and_recomputes(tmp_path, monkeypatch)
     fw.run_study(study, digests=moved, progress=False)
     assert any("recomputing" in m for m in logs)
     assert any("8 tasks, 8 computed" in m for m in logs), logs
+
+
+def test_an_interrupted_run_persists_what_it_did(tmp_path, monkeypatch):
+    """A session that ends mid-study (Ctrl-C, SIGTERM) leaves its finished runs in the
+    persisted store, so the next session, on any machine, resumes them."""
+    from frcli.experiment import executor
+
+    monkeypatch.setattr(fw, "STORES", tmp_path / "stores")
+    monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    monkeypatch.setattr(fw, "log", lambda m: None)
+    ref = fw.ConfigRef("configs/quickstart.yaml", name="tiny-stop", set={
+        "datasets": ["synth-mtr", "synth-regression"], "protocol": {"repeats": 1},
+        "rankers": ["uniform"]})
+    study = fw.Study("tiny", "Tiny", (ref,), lambda s: "## Tiny")
+    paths = fw.fingerprints({"digests": {}}).paths_of_config(ref.load())
+    real = executor.run_task
+    calls = []
+
+    def stop_after_one(task, threads=1):
+        if calls:
+            raise KeyboardInterrupt
+        calls.append(task)
+        return real(task, threads)
+
+    monkeypatch.setattr(executor, "run_task", stop_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        fw.run_study(study, digests={"digests": {p: "a" * 16 for p in paths}},
+                     progress=False)
+    per = artifacts.Persisted(fw.STORES / "tiny-stop")
+    assert per.manifest["runs"] == 1 and per.manifest["sessions"][-1]["interrupted"]
