@@ -328,8 +328,9 @@ CREATE TABLE rankings (run_id INTEGER PRIMARY KEY, importances BLOB, n_targets I
 # --------------------------------------------------------------------------- seeding
 def seed(folder: Path, sqlite_dir: Path, *, local_run, log=None) -> int:
     """Write a persisted store's runs into a new working store (``results/``) so the runner
-    resumes from them. ``local_run(key)``: (this machine's run hash, definition) of a run of
-    the current plan, or None (then the run is left out). Runs whose importances were not
+    resumes from them. ``local_run(key, portable hash)``: (this machine's run hash,
+    definition) of a run of the current plan with that definition, or None (then the run is
+    left out and computed again). Runs whose importances were not
     kept get an empty ranking and ``{"not_kept": true}`` meta (``StoreView`` refuses to
     return them). Returns the number of runs written."""
     p = Persisted(folder)
@@ -342,7 +343,7 @@ def seed(folder: Path, sqlite_dir: Path, *, local_run, log=None) -> int:
         for d, info in p.datasets().items():
             st.put_dataset(d, info["task"], info["n_examples"], info["feature_names"])
         for key, r, sc, imp, meta in p.read():
-            local = local_run(key)
+            local = local_run(key, r["phash"])
             if local is None:
                 continue
             run_hash, definition = local

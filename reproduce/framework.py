@@ -661,8 +661,8 @@ def _local_run(cfg, hashes: dict):
     for r in cfg.rankers:
         rankers.setdefault(r.method, []).append(r)
 
-    def local(key):
-        if key not in hashes:
+    def local(key, phash):
+        if key not in hashes or hashes[key][0] != phash:
             return None
         ds, L, method = by[key[0]], key[2], key[3]
         r = next((x for x in rankers[method]), None)
