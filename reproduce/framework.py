@@ -431,9 +431,11 @@ class StoreView:
 class Stores(Mapping[str, StoreView]):
     """Config name → StoreView for one study, and ``work(name)``: a folder for the study's
     own files (``Study.compute``). ``Stores(root, cfgs)`` reads working stores under
-    ``root/<config name>/`` with the work folders under ``root/_work/``; the runner builds
-    it from persisted and working views (``from_views``), the work folders then under
-    ``reproduce/stores/_work/``, valid for one study fingerprint."""
+    ``root/<config name>/`` with the work folders under ``root/_work/``; the runner passes
+    ``views`` (persisted or working) and puts the work folders under
+    ``reproduce/stores/_work/``, valid for one study fingerprint (``work_fingerprint``: a
+    folder made for another one is emptied). ``read_only`` (``--check``): nothing is
+    created or emptied."""
 
     def __init__(self, root: Path, cfgs, *, views: dict[str, StoreView] | None = None,
                  work_root: Path | None = None, work_fingerprint: str | None = None,
