@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl bench-ssl-forests reproduce reproduce-check reproduce-estimate canaries lint clean
+.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl bench-ssl-forests bench-mex reproduce reproduce-check reproduce-estimate canaries lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -22,7 +22,7 @@ test:
 PLAIN_TESTS = tests/test_cli.py tests/test_ux_errors.py tests/test_datasets_cli.py \
 	tests/test_stats_cli.py tests/test_experiment_config.py tests/test_experiment_run.py \
 	tests/test_experiment_store.py tests/test_data_load.py tests/test_hardening.py \
-	tests/test_store_safety.py tests/test_fuzz.py
+	tests/test_store_safety.py tests/test_fuzz.py tests/test_data_screen.py
 test-plain:
 	FRCLI_CATALOG=$(CURDIR)/configs/datasets.yaml $(PYTHON) -I -m pytest \
 		--import-mode=importlib -p no:cacheprovider $(PLAIN_TESTS)
@@ -66,6 +66,11 @@ bench-ssl:
 # REF=DIR, a checkout whose frcli is built (e.g. main before a change), REF_NAME its name.
 bench-ssl-forests:
 	nice -n 10 $(PYTHON) bench/bench_ssl_forests.py --reference $(REF) --reference-name "$(REF_NAME)" $(ARGS)
+
+# Mars Express: simulate and build a four-year mission, G-RF at Δt = 60 and 15 (docs/
+# benchmarks.md "## Mars Express (thesis Ch. 8)"). About 20-30 CPU minutes; ARGS="--skip-dt1".
+bench-mex:
+	nice -n 10 $(PYTHON) bench/bench_mex.py $(ARGS)
 
 # Every generated section of docs/reproduction.md (resumable; see reproduce/README.md): from
 # the persisted stores of reproduce/stores, computing only what the fingerprint invalidated.

@@ -4,8 +4,9 @@ of docs/benchmarks.md; issue 12).
 
 One (fold, L) is what the studies do per training fold and number of labelled rows: 9/10 of
 the rows (seeded), L of them labelled (seeded), and per ensemble (rf, bagging, et)
-``forest_scores(ds, ens, trees=100, w="auto", min_leaf=1)``: w chosen by internal 4-fold CV
-(11 w values x 4 folds = 44 forests of 20 trees) plus the final 100-tree forest, one job.
+``forest_scores(ds, ens, trees=100, w="auto", min_leaf=1, ties="first")`` (the SSL configs'
+tie rule): w chosen by internal 4-fold CV (11 w values x 4 folds = 44 forests of 20 trees) plus
+the final 100-tree forest, one job.
 Both builds run in child processes (data loaded before the clock starts), one per set and
 ensemble, the two builds' runs back to back; the chosen w and every score must agree bit
 for bit (else the script fails).
@@ -85,7 +86,8 @@ def child(name: str, labelled: int, ensembles: list[str]) -> dict:
                "ext": str(Path(frcli._ext.__path__[0]).resolve())}
         for ens in ensembles:
             t0 = time.perf_counter()
-            r = forest_scores(ds, ens, trees=100, w="auto", min_leaf=1, seed=0, jobs=1)
+            r = forest_scores(ds, ens, trees=100, w="auto", min_leaf=1, seed=0, jobs=1,
+                              ties="first")      # as the SSL configs (and older builds)
             dt = time.perf_counter() - t0
             h = hashlib.sha256()
             for k in sorted(r):
@@ -113,7 +115,8 @@ def render(rows: list[dict], labelled: int, argv: str, ref_name: str) -> str:
            f"{load} when it ended (a shared machine: ratios, not seconds, carry over).", "",
            f"**Semi-supervised forests per (fold, L)** (issue 12): one training fold (9/10 of "
            f"the rows), L = {labelled} labelled, per ensemble `forest_scores(trees=100, "
-           "w=\"auto\", min_leaf=1)` = w by internal CV (44 forests of 20 trees) + the final "
+           "w=\"auto\", min_leaf=1, ties=\"first\")` = w by internal CV (44 forests of 20 "
+           "trees) + the final "
            "forest, one job, in child processes, each ensemble's two runs back to back. The "
            "chosen w and every "
            "score are bit-identical between the builds (checked by the script). P-DS cost = "

@@ -14,7 +14,10 @@ their error always measured against the true values; add (Err_i - Err)/Err. A tr
 counted. Err = sum_b alpha_b mean_{rows with b known} e_b over "error blocks" b: squared error
 of a numeric column, 0/1 error of a nominal block (argmax of its one-hot prototype) or of a
 0/1 label (prototype >= 1/2). With ``acc_den`` (classification) the denominator is the
-accuracy 1 - Err, as the thesis defines the score on accuracy.
+accuracy 1 - Err, as the thesis defines the score on accuracy. Under ties=share each tree is
+scored as its realisation (``_tree.tree_realised``): at a tied node, one of the tied tests that
+split the training rows alike, drawn uniformly, routes the out-of-bag rows, so that a feature
+CLUS's rule passed over can still be permuted where it could have been the node's test.
 """
 import numpy as np
 cimport numpy as cnp
@@ -29,7 +32,8 @@ from frcli._ext._criterion cimport ClusterData
 from frcli._ext._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
                                    screen_init)
 from frcli._ext._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
-                               tree_mix, tree_route, tree_to_dict)
+                               tree_mix, tree_route, tree_to_dict, tree_realised,
+                               tree_realised_free)
 from frcli._ext._presort cimport Presort, presort_init, presort_free
 from frcli._ext._presort import (presort_plan, presort_tiefree, nominal_default_rows,
                                  nominal_row_lists)
@@ -66,6 +70,7 @@ cdef struct Ctx:
     bint keep_values
     bint rf_score
     bint random_ties
+    bint share_ties
     bint genie3_missing_both
     ErrSpec es
     const uint64_t* seeds
@@ -391,6 +396,7 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
     cdef double* wt0 = <double*>malloc((n + 1) * sizeof(double))
     cdef Splitter sp
     cdef Presort ps
+    cdef TreeData real
     cdef int rc = -1
     memset(&sp, 0, sizeof(Splitter))
     memset(&ps, 0, sizeof(Presort))
@@ -412,12 +418,23 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
                 ctx.ps_nf == 0 or presort_init(&ps, ctx.ps_order, ctx.ps_slot, ctx.ps_nf, n,
                                                idx0, wt0, m, ctx.ps_min_rows) == 0):
             sp.random_ties = ctx.random_ties
+            sp.share_ties = ctx.share_ties
+            sp.realise_ties = ctx.share_ties and (ctx.rf_score or ctx.keep_values)
             sp.genie3_missing_both = ctx.genie3_missing_both
             _fast_paths(ctx, &sp, &ps, counts)
             if build_tree(&sp, tree, idx0, wt0, m, ctx.est0, pt_acc, ctx.col_group,
                           ctx.keep_values or ctx.rf_score) == 0:
                 rc = 0
-                if ctx.rf_score:
+                if ctx.rf_score and tree.n_alt > 0:
+                    # ties=share: the OOB rows follow the tree's realisation (a tied test
+                    # drawn at each tied node), so that a feature the tie rule passed over
+                    # is permuted where it routes rows (``_tree.tree_realised``)
+                    if tree_realised(tree, &real) == 0:
+                        rc = _oob_scores(ctx, &real, counts, &rng, rf_acc, rf_pt, zero_err)
+                    else:
+                        rc = -1
+                    tree_realised_free(&real)
+                elif ctx.rf_score:
                     rc = _oob_scores(ctx, tree, counts, &rng, rf_acc, rf_pt, zero_err)
                 if not ctx.keep_values and tree.values != NULL:
                     free(tree.values)
@@ -437,7 +454,8 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
                 const uint64_t[::1] seeds, intp_t max_features, double min_leaf,
                 bint extra, bint bootstrap, bint keep_values, int jobs,
                 bint rf_score=False, err_spec=None, bint per_target=False,
-                bint random_ties=False, progress=None, presort=True, presort_min_rows=None,
+                bint random_ties=False, bint share_ties=False, progress=None, presort=True,
+                presort_min_rows=None,
                 bint genie3_missing_both=False, codes=None, offset=None):
     """Grow ``len(seeds)`` PCTs; returns a dict (trees, sums over trees of the scores).
 
@@ -446,6 +464,8 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     est0: (K,) training variances. col_group: (K,) per-target group of each column (-1 none),
     G groups. err_spec: dict of the OOB error blocks (kind, col, ncat, alpha, group, truth,
     offset, acc_den) when rf_score. random_ties: see ``_splitter.draw_features``.
+    share_ties: ties=share (``_splitter._find_ties``): the trees are the same; each tree dict
+    also holds its tie lists and realisation (``tie_ptr``, ``tie_feat``, ``alt_*``).
     genie3_missing_both: Genie3's h* as CLUS computes it, rows with the tested value missing in
     both children with the branch shares (``_tree``; the trees are the same).
     progress: None, or an int64 array (one slot per thread, frcli.engines.progress) to which
@@ -491,6 +511,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     ctx.keep_values = keep_values
     ctx.rf_score = rf_score
     ctx.random_ties = random_ties
+    ctx.share_ties = share_ties
     ctx.genie3_missing_both = genie3_missing_both
     ctx.seeds = &seeds[0]
     cdef const int32_t[:, ::1] ps_order

@@ -14,6 +14,8 @@ cdef struct SplitRecord:
                              # test, the listed values): missing rows go down with it
     double h_lo              # h lies in [h_lo, h_hi] (equal when h is exact; extra trees on
     double h_hi              # complete data keep a screened h: ``split_exact_h`` resolves it)
+    double c_lo              # the best h of the feature being evaluated lies in [c_lo, c_hi]
+    double c_hi              # (-inf: none yet; node_split resets them; c_lo: screened only)
 
 cdef struct Splitter:
     const double* Xt         # (F, n) feature-major copy of X, NaN = missing
@@ -45,6 +47,24 @@ cdef struct Splitter:
     uint8_t* try_cats
     const double* est        # the node's variance estimates (MODE_MISSING)
     bint random_ties         # features in random order (ties to a random one), not by index
+    # ties=share: the features whose test ties with the chosen one (``_find_ties``)
+    bint share_ties          # look for them after each split search
+    bint realise_ties        # and draw the realisation (the RF score, kept models)
+    double* cand_lo          # (max_features,) each candidate's best h lies in [lo, hi]
+    double* cand_hi
+    uint8_t* side            # (node rows) the chosen test's side of each row (test_side)
+    intp_t cap_side
+    intp_t n_tie             # the tied features of the last node_split (not the chosen one)
+    int32_t* tie_feat        # (max_features,)
+    double* tie_thr          # (max_features,) a tied numeric feature's threshold and side
+    uint8_t* tie_swap
+    uint8_t* tie_part        # the tied feature splits the rows as the chosen test does
+    uint8_t* tie_seen        # (max_ncat,) scratch: the sides a nominal value was seen on
+    uint64_t rng_ties        # the realisation's draws (its own stream: the trees keep theirs)
+    intp_t alt_feature       # the realisation: -1 = the chosen test, else the tied feature
+    double alt_threshold     # whose test routes the rows (numeric: x <= thr goes to the
+    bint alt_swap            # chosen test's left child, or with alt_swap to its right one;
+    uint8_t* alt_cats        # nominal: the values in alt_cats go left)
     bint genie3_missing_both  # h* with missing-value rows in both children (CLUS; the builder)
     Presort* ps              # the tree's presorted lists (NULL: every node sorts)
     bint ps_node             # the current node's segments of ps are valid (set by the builder)

@@ -18,6 +18,10 @@
   small nodes) thus go to the feature that comes first in the data, as in CLUS; with
   ``random_ties`` the node's features are seen in a random order instead, so such ties go to a
   uniformly random one of them (rankings then do not depend on the column order).
+* ``share_ties`` (ties=share) keeps CLUS's choice and lists the candidates that tied with it
+  (``_find_ties``): the builder shares the node's credit among them and records a tied test
+  that routes the rows alike, drawn for the RF score's realisation of the tree. Each feature's
+  best h is kept while it is evaluated (``_better``, ``_offer``: no decision reads it).
 
 Speed without changing a tree (issue 16; ``tests/test_forest_presort.py`` compares every bit
 with the plain path, ``grow_forest(presort=False)``):
@@ -63,6 +67,16 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
             mc = ncat[f]
     sp.max_ncat = mc
     sp.features = <int32_t*>malloc(F * sizeof(int32_t) + 1)
+    sp.cand_lo = <double*>malloc((sp.max_features + 1) * sizeof(double))
+    sp.cand_hi = <double*>malloc((sp.max_features + 1) * sizeof(double))
+    sp.tie_feat = <int32_t*>malloc((sp.max_features + 1) * sizeof(int32_t))
+    sp.tie_thr = <double*>malloc((sp.max_features + 1) * sizeof(double))
+    sp.tie_swap = <uint8_t*>malloc(sp.max_features + 1)
+    sp.tie_part = <uint8_t*>malloc(sp.max_features + 1)
+    sp.tie_seen = <uint8_t*>calloc(mc, 1)
+    sp.alt_cats = <uint8_t*>calloc(mc, 1)
+    sp.rng_ties = seed_state(seed ^ <uint64_t>0x9E3779B97F4A7C15ULL)
+    sp.alt_feature = -1
     sp.TT = <double*>malloc((3 * K + 1) * sizeof(double))   # see TT in _splitter.pxd
     sp.cat = <Stats*>calloc(mc, sizeof(Stats))
     sp.cat_own = sp.cat
@@ -70,7 +84,9 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     sp.best_cats = <uint8_t*>calloc(mc, 1)
     sp.try_cats = <uint8_t*>calloc(mc, 1)
     if (sp.features == NULL or sp.TT == NULL or sp.cat == NULL or sp.cur_cats == NULL or sp.best_cats == NULL
-            or sp.try_cats == NULL):
+            or sp.try_cats == NULL or sp.cand_lo == NULL or sp.cand_hi == NULL
+            or sp.tie_feat == NULL or sp.tie_thr == NULL or sp.tie_swap == NULL
+            or sp.tie_part == NULL or sp.tie_seen == NULL or sp.alt_cats == NULL):
         return -1
     for f in range(F):
         sp.features[f] = <int32_t>f
@@ -124,6 +140,15 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.cur_cats)
     free(sp.best_cats)
     free(sp.try_cats)
+    free(sp.cand_lo)
+    free(sp.cand_hi)
+    free(sp.side)
+    free(sp.tie_feat)
+    free(sp.tie_thr)
+    free(sp.tie_swap)
+    free(sp.tie_part)
+    free(sp.tie_seen)
+    free(sp.alt_cats)
 
 
 cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats,
@@ -196,8 +221,13 @@ cdef double TIE_DELTA = 1e-6
 cdef double MIN_GAIN = 1e-9
 
 
-cdef inline bint _better(const SplitRecord* best, double h) noexcept nogil:
-    """Whether a candidate with heuristic h replaces the node's best test (CLUS's rule)."""
+cdef inline bint _better(SplitRecord* best, double h) noexcept nogil:
+    """Whether a candidate with heuristic h replaces the node's best test (CLUS's rule).
+    Also keeps the best h of the feature being evaluated (``_find_ties``; no decision reads
+    it): c_hi only, as an exact h above the final best's band cannot exist (it would have
+    replaced the best), so c_lo is needed only for screened candidates (``_offer``)."""
+    if h > best.c_hi:
+        best.c_hi = h
     if best.feature < 0:
         return h >= MIN_GAIN
     return h > best.h + TIE_DELTA
@@ -787,6 +817,19 @@ cdef int split_exact_h(Splitter* sp, const int32_t* idx, const double* wt, intp_
 cdef bint _offer(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
                  SplitRecord* best, intp_t f, double thr, double* h, double* lo,
                  double* hi) noexcept nogil:
+    """``_decide``, keeping the candidate's interval as the feature's best h (extra trees
+    draw one test per feature)."""
+    cdef bint won = _decide(sp, idx, wt, start, end, best, f, thr, h, lo, hi)
+    if lo[0] > best.c_lo:
+        best.c_lo = lo[0]
+    if hi[0] > best.c_hi:
+        best.c_hi = hi[0]
+    return won
+
+
+cdef bint _decide(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
+                  SplitRecord* best, intp_t f, double thr, double* h, double* lo,
+                  double* hi) noexcept nogil:
     """``_better(best, h)`` for a candidate known as h in [lo, hi] (exact when lo == hi; a
     screened candidate, lo < hi, is numeric: ``x_f <= thr``): whichever side is uncertain is
     resolved only when the intervals cannot decide; a resolved candidate's h, lo and hi are
@@ -1115,6 +1158,123 @@ cdef void draw_features(Splitter* sp) noexcept nogil:
             sp.features[j + 1] = tmp
 
 
+cdef bint _same_partition(Splitter* sp, const int32_t* idx, intp_t start, intp_t end,
+                          intp_t g, double* thr, bint* swap) noexcept nogil:
+    """Whether a test on feature g sends the node's rows where the chosen test does (sp.side):
+    g is missing on exactly the rows where the chosen feature is, and some threshold (for a
+    nominal g, some subset of its values) separates the two sides. Numeric: thr is the
+    largest value of g's lower side (CLUS's split value), swap tells whether that side is the
+    chosen test's right one. Nominal: sp.tie_seen[v] is 1 (left) or 2 (right) for the values
+    present."""
+    cdef const double* col = sp.Xt + g * sp.n
+    cdef intp_t p, k = sp.ncat[g], v
+    cdef int s
+    cdef double x, loL = INFINITY, hiL = -INFINITY, loR = INFINITY, hiR = -INFINITY
+    cdef bint missing
+    if k > 0:
+        memset(sp.tie_seen, 0, k)
+        for p in range(start, end):
+            s = sp.side[p - start]
+            x = col[idx[p]]
+            missing = isnan(x) or x < 0 or x >= k
+            if missing != (s == 2):
+                return False
+            if missing:
+                continue
+            v = <intp_t>x
+            sp.tie_seen[v] |= <uint8_t>(1 + s)
+            if sp.tie_seen[v] == 3:
+                return False
+        thr[0] = 0.0
+        swap[0] = False
+        return True
+    for p in range(start, end):
+        s = sp.side[p - start]
+        x = col[idx[p]]
+        if isnan(x) != (s == 2):
+            return False
+        if s == 2:
+            continue
+        if s == 0:
+            if x < loL:
+                loL = x
+            if x > hiL:
+                hiL = x
+        else:
+            if x < loR:
+                loR = x
+            if x > hiR:
+                hiR = x
+        if hiL >= loR and hiR >= loL:
+            return False
+    swap[0] = not (hiL < loR)
+    thr[0] = hiR if swap[0] else hiL
+    return True
+
+
+cdef int _find_ties(Splitter* sp, const int32_t* idx, intp_t start, intp_t end,
+                    const SplitRecord* best) noexcept nogil:
+    """The node's other candidate features whose test ties with the chosen one (sp.tie_feat,
+    sp.n_tie), and with ``realise_ties`` the realisation's draw (sp.alt_*): one of the chosen
+    test and the tied tests that split the node's rows into the same two sets, uniformly.
+
+    A candidate ties when its best h is within CLUS's TIE_DELTA of the chosen test's (a
+    screened extra-trees h: when its bound reaches that band): had it come first in the data,
+    CLUS's rule would have chosen it. Equal h with different partitions is common on
+    class-count heuristics (classification, mlc: in a small node, many subsets of a class
+    give the same counts), so the partition is not required for the credit; the realisation
+    needs it, as only such a test leaves the subtree below valid. The draw comes from the
+    splitter's own stream (the trees do not consume it)."""
+    cdef intp_t i, g, f = best.feature, m = end - start, p, n_part = 0, u, v
+    cdef double lo = best.h_lo - TIE_DELTA, hi = best.h_hi + TIE_DELTA, thr = 0.0
+    cdef bint have_side = False, part, swap = False
+    sp.n_tie = 0
+    sp.alt_feature = -1
+    if f < 0:
+        return 0
+    for i in range(sp.max_features):
+        g = sp.features[i]
+        if g == f or sp.cand_hi[i] < lo or sp.cand_lo[i] > hi:
+            continue
+        if not sp.realise_ties:         # the credit needs only the list
+            sp.tie_feat[sp.n_tie] = <int32_t>g
+            sp.n_tie += 1
+            continue
+        if not have_side:
+            if grow(<void**>&sp.side, &sp.cap_side, m, 1) != 0:
+                return -1
+            for p in range(start, end):
+                sp.side[p - start] = <uint8_t>test_side(sp, f, best.threshold, sp.best_cats,
+                                                        sp.Xt[f * sp.n + idx[p]])
+            have_side = True
+        part = _same_partition(sp, idx, start, end, g, &thr, &swap)
+        sp.tie_feat[sp.n_tie] = <int32_t>g
+        sp.tie_thr[sp.n_tie] = thr
+        sp.tie_swap[sp.n_tie] = swap
+        sp.tie_part[sp.n_tie] = part
+        sp.n_tie += 1
+        n_part += part
+    if n_part == 0:
+        return 0
+    u = rand_int(&sp.rng_ties, n_part + 1)
+    if u == 0:
+        return 0
+    for i in range(sp.n_tie):
+        if sp.tie_part[i]:
+            u -= 1
+            if u == 0:
+                break
+    g = sp.tie_feat[i]
+    sp.alt_feature = g
+    sp.alt_threshold = sp.tie_thr[i]
+    sp.alt_swap = sp.tie_swap[i]
+    if sp.ncat[g] > 0:
+        _same_partition(sp, idx, start, end, g, &thr, &swap)    # its values' sides
+        for v in range(sp.ncat[g]):
+            sp.alt_cats[v] = sp.tie_seen[v] == 1
+    return 0
+
+
 cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
                     SplitRecord* best) noexcept nogil:
     """Best (or extra-trees random) test of the node [start, end); best.feature = -1 if none.
@@ -1144,6 +1304,7 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
         _batch_categories(sp, idx, wt, start, end)
     for i in range(nf):
         f = sp.features[i]
+        best.c_lo = best.c_hi = -INFINITY
         if sp.extra:
             if sp.ncat[f] > 0 and sp.int_sums:
                 _random_nominal_int(sp, idx, wt, start, end, f, best)
@@ -1158,8 +1319,12 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
                 _best_nominal(sp, idx, wt, start, end, f, best)
             else:
                 _best_numeric(sp, idx, wt, start, end, f, best)
+        sp.cand_lo[i] = best.c_lo
+        sp.cand_hi[i] = best.c_hi
     if batched:
         for i in range(nf):
             sp.bslot[sp.features[i]] = -1
     sp.cat = sp.cat_own
+    if sp.share_ties:
+        return _find_ties(sp, idx, start, end, best)
     return 0

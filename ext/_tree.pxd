@@ -23,6 +23,26 @@ cdef struct TreeData:
     intp_t n_leaves
     intp_t cap_values
     const int32_t* ncat      # categories per feature (for routing nominal values)
+    # ties=share (``_splitter._find_ties``): node i's tied features, besides feature[i], are
+    # tie_feat[tie_ptr[i]:tie_ptr[i + 1]] (tie_ptr NULL: not recorded)
+    int64_t* tie_ptr
+    int32_t* tie_feat
+    intp_t n_tie
+    intp_t cap_tie
+    intp_t cap_tie_ptr
+    # the realisation the RF score routes rows with: at node alt_node[j], the tied test
+    # alt_feature[j] (numeric: x <= alt_threshold[j]; alt_swap[j]: towards right[node];
+    # nominal: its values alt_cats[alt_offset[j]:] go left)
+    int32_t* alt_node
+    int32_t* alt_feature
+    double* alt_threshold
+    uint8_t* alt_swap
+    int64_t* alt_offset
+    intp_t n_alt
+    intp_t cap_alt
+    uint8_t* alt_cats
+    intp_t n_alt_cats
+    intp_t cap_alt_cats
 
 cdef void tree_free(TreeData* t) noexcept nogil
 cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
@@ -35,6 +55,8 @@ cdef intp_t tree_leaves(const TreeData* t, const double* x, intp_t stride, intp_
                         double* stk_w) noexcept nogil
 cdef const double* tree_mix(const TreeData* t, const int32_t* nodes, const double* ws,
                             intp_t cnt, double* out) noexcept nogil
+cdef int tree_realised(const TreeData* t, TreeData* r) noexcept nogil
+cdef void tree_realised_free(TreeData* r) noexcept nogil
 cdef dict tree_to_dict(TreeData* t)
 cdef void tree_view(dict d, TreeData* t, intp_t K, const int32_t* ncat)
 

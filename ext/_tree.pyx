@@ -11,6 +11,11 @@ node's row order (as CLUS's ``applyWeighted``): rows whose tested value is missi
 branches with weights scaled by CLUS's branch shares (spec-core §1.4), and the left child,
 processed next, sits at the top. Keeping CLUS's row order makes sums of fractional weights, and
 so CLUS's MinimalWeight decisions, come out bit for bit as CLUS's.
+
+With ties=share the builder also records, per node, the features whose test tied with the
+chosen one (``tie_ptr``/``tie_feat``: the Symbolic and Genie3 credit is shared among them,
+per-target Genie3 here) and the realisation's test where another tied test splits the rows
+alike (``alt_*``; ``tree_realised`` builds the tree the RF score routes rows through).
 """
 import numpy as np
 cimport numpy as cnp
@@ -55,6 +60,14 @@ cdef void tree_free(TreeData* t) noexcept nogil:
     free(t.offset)
     free(t.cats)
     free(t.values)
+    free(t.tie_ptr)
+    free(t.tie_feat)
+    free(t.alt_node)
+    free(t.alt_feature)
+    free(t.alt_threshold)
+    free(t.alt_swap)
+    free(t.alt_offset)
+    free(t.alt_cats)
     memset(t, 0, sizeof(TreeData))
 
 
@@ -148,6 +161,108 @@ cdef inline void _stats_load(Stats* s, const double* src, intp_t K) noexcept nog
     memcpy(s.nk, src + 2 + 2 * K, K * sizeof(double))
 
 
+cdef int _record_ties(const Splitter* sp, TreeData* t, intp_t node) noexcept nogil:
+    """Append the node's tied features and, when another tied test was drawn, the
+    realisation's test (ties=share)."""
+    cdef intp_t j, k, c
+    if sp.n_tie > 0:
+        if grow(<void**>&t.tie_feat, &t.cap_tie, t.n_tie + sp.n_tie, sizeof(int32_t)):
+            return -1
+        for j in range(sp.n_tie):
+            t.tie_feat[t.n_tie + j] = sp.tie_feat[j]
+        t.n_tie += sp.n_tie
+    if sp.alt_feature < 0:
+        return 0
+    j = t.n_alt
+    if j >= t.cap_alt:
+        c = t.cap_alt
+        if grow(<void**>&t.alt_node, &c, j + 1, sizeof(int32_t)):
+            return -1
+        c = t.cap_alt
+        if grow(<void**>&t.alt_feature, &c, j + 1, sizeof(int32_t)):
+            return -1
+        c = t.cap_alt
+        if grow(<void**>&t.alt_threshold, &c, j + 1, sizeof(double)):
+            return -1
+        c = t.cap_alt
+        if grow(<void**>&t.alt_swap, &c, j + 1, 1):
+            return -1
+        c = t.cap_alt
+        if grow(<void**>&t.alt_offset, &c, j + 1, sizeof(int64_t)):
+            return -1
+        t.cap_alt = c
+    t.alt_node[j] = <int32_t>node
+    t.alt_feature[j] = <int32_t>sp.alt_feature
+    t.alt_threshold[j] = sp.alt_threshold
+    t.alt_swap[j] = sp.alt_swap
+    t.alt_offset[j] = -1
+    k = sp.ncat[sp.alt_feature]
+    if k > 0:
+        if grow(<void**>&t.alt_cats, &t.cap_alt_cats, t.n_alt_cats + k, 1):
+            return -1
+        memcpy(t.alt_cats + t.n_alt_cats, sp.alt_cats, k)
+        t.alt_offset[j] = t.n_alt_cats
+        t.n_alt_cats += k
+    t.n_alt = j + 1
+    return 0
+
+
+cdef int tree_realised(const TreeData* t, TreeData* r) noexcept nogil:
+    """r = t with the realisation's tests at its nodes (``_record_ties``): the tree as another
+    tie rule could have grown it, the same leaves with the same training rows. r shares t's
+    prototypes; free it with ``tree_realised_free``. Returns -1 on no memory."""
+    cdef intp_t n = t.n_nodes, j, node
+    cdef int32_t tmp
+    memset(r, 0, sizeof(TreeData))
+    r.n_nodes = n
+    r.K = t.K
+    r.ncat = t.ncat
+    r.values = t.values
+    r.n_leaves = t.n_leaves
+    r.feature = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    r.threshold = <double*>malloc((n + 1) * sizeof(double))
+    r.left = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    r.right = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    r.p_left = <double*>malloc((n + 1) * sizeof(double))
+    r.offset = <int64_t*>malloc((n + 1) * sizeof(int64_t))
+    r.cats = <uint8_t*>malloc(t.n_cats + t.n_alt_cats + 1)
+    if (r.feature == NULL or r.threshold == NULL or r.left == NULL or r.right == NULL
+            or r.p_left == NULL or r.offset == NULL or r.cats == NULL):
+        return -1
+    memcpy(r.feature, t.feature, n * sizeof(int32_t))
+    memcpy(r.threshold, t.threshold, n * sizeof(double))
+    memcpy(r.left, t.left, n * sizeof(int32_t))
+    memcpy(r.right, t.right, n * sizeof(int32_t))
+    memcpy(r.p_left, t.p_left, n * sizeof(double))
+    memcpy(r.offset, t.offset, n * sizeof(int64_t))
+    memcpy(r.cats, t.cats, t.n_cats)
+    memcpy(r.cats + t.n_cats, t.alt_cats, t.n_alt_cats)
+    r.n_cats = t.n_cats + t.n_alt_cats
+    for j in range(t.n_alt):
+        node = t.alt_node[j]
+        r.feature[node] = t.alt_feature[j]
+        r.threshold[node] = t.alt_threshold[j]
+        if t.alt_offset[j] >= 0:
+            r.offset[node] = t.n_cats + t.alt_offset[j]
+        if t.alt_swap[j]:
+            tmp = r.left[node]
+            r.left[node] = r.right[node]
+            r.right[node] = tmp
+            r.p_left[node] = 1.0 - r.p_left[node]
+    return 0
+
+
+cdef void tree_realised_free(TreeData* r) noexcept nogil:
+    free(r.feature)
+    free(r.threshold)
+    free(r.left)
+    free(r.right)
+    free(r.p_left)
+    free(r.offset)
+    free(r.cats)
+    memset(r, 0, sizeof(TreeData))
+
+
 cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
                     intp_t n0, const double* est0, double* pt_acc, const int32_t* col_group,
                     bint keep_values) noexcept nogil:
@@ -190,8 +305,8 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef double* par_proto
     cdef StackRec rec
     cdef SplitRecord best
-    cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k, SW = 3 * K + 2
-    cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol
+    cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k, SW = 3 * K + 2, ntie, j
+    cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
     t.K = K
@@ -251,6 +366,11 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         if _add_node(t, rec.parent, rec.is_left, W, rec.depth):
             return -1
         node = t.n_nodes - 1
+        if sp.share_ties:       # the nodes before this one have recorded their ties
+            if grow(<void**>&t.tie_ptr, &t.cap_tie_ptr, node + 2, sizeof(int64_t)):
+                return -1
+            t.tie_ptr[node] = t.n_tie
+            t.tie_ptr[node + 1] = t.n_tie
         if node == 0:
             q_scale = Q / W if W > 0.0 else 0.0
         tol = REL_TOL * q_scale * W
@@ -327,10 +447,22 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             memcpy(t.cats + t.n_cats, sp.best_cats, k)
             t.offset[node] = t.n_cats
             t.n_cats += k
-        if pt_acc != NULL:
+        ntie = sp.n_tie if sp.share_ties else 0
+        if pt_acc != NULL and ntie == 0:
             for c in range(K):
                 if col_group[c] >= 0:
                     pt_acc[col_group[c] * F + f] += b.colbuf[c]
+        elif pt_acc != NULL:        # ties=share: equal parts for the tied features
+            for c in range(K):
+                if col_group[c] >= 0:
+                    v = b.colbuf[c] / <double>(ntie + 1)
+                    pt_acc[col_group[c] * F + f] += v
+                    for j in range(ntie):
+                        pt_acc[col_group[c] * F + sp.tie_feat[j]] += v
+        if sp.share_ties:
+            if _record_ties(sp, t, node):
+                return -1
+            t.tie_ptr[node + 1] = t.n_tie
         # partition into [right child | left child], each keeping the node's row order (as
         # CLUS's applyWeighted does), rows with the value missing in both with the shares
         if (grow(<void**>&b.tidx, &b.cap_t, m + nmiss + 1, sizeof(int32_t))
@@ -476,6 +608,14 @@ cdef const double* tree_mix(const TreeData* t, const int32_t* nodes, const doubl
 
 # -- Python-facing helpers: a tree as a dict of NumPy arrays ---------------------------------
 
+cdef object _array(const void* src, intp_t count, object dtype):
+    """A NumPy copy of ``count`` items of ``dtype`` at src (src may be NULL when count is 0)."""
+    arr = np.empty(count, dtype=dtype)
+    if count > 0:
+        memcpy(cnp.PyArray_DATA(arr), src, count * arr.itemsize)
+    return arr
+
+
 cdef dict tree_to_dict(TreeData* t):
     """Copy a grown tree into NumPy arrays (the Python/pickle representation)."""
     cdef intp_t n = t.n_nodes
@@ -508,6 +648,16 @@ cdef dict tree_to_dict(TreeData* t):
         memcpy(&of[0], t.offset, n * sizeof(int64_t))
     if t.n_cats > 0:
         memcpy(&ca[0], t.cats, t.n_cats)
+    if t.tie_ptr != NULL:
+        out["tie_ptr"] = _array(t.tie_ptr, n + 1, np.int64)
+        out["tie_feat"] = _array(t.tie_feat, t.n_tie, np.int32)
+        # the realisation (empty when none was drawn, e.g. without the RF score)
+        out["alt_node"] = _array(t.alt_node, t.n_alt, np.int32)
+        out["alt_feature"] = _array(t.alt_feature, t.n_alt, np.int32)
+        out["alt_threshold"] = _array(t.alt_threshold, t.n_alt, np.float64)
+        out["alt_swap"] = _array(t.alt_swap, t.n_alt, np.uint8)
+        out["alt_offset"] = _array(t.alt_offset, t.n_alt, np.int64)
+        out["alt_cats"] = _array(t.alt_cats, t.n_alt_cats, np.uint8)
     if t.values != NULL:
         vals = np.empty((t.n_leaves, t.K), dtype=np.float64)
         if t.n_leaves > 0 and t.K > 0:

@@ -3,7 +3,7 @@
     >>> import frcli
     >>> r = frcli.rank("data.arff", method="genie3-rf", targets="last:3", trees=50)
     >>> r.importances, r.ranks()
-    >>> from frcli.api import FeatureRanker
+    >>> from frcli.api import FeatureRanker        # scikit-learn's API (frcli.estimator)
     >>> FeatureRanker("relief", neighbours=10).fit(X, Y).feature_importances_
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from frcli.data.dataset import Attribute, Dataset
 from frcli.errors import ConfigError
 from frcli.rankers.base import Ranking
-from frcli.rankers.registry import get_ranker
+from frcli.rankers.registry import DEFAULT_METHOD, get_ranker
 
 DataLike = "str | os.PathLike | Dataset | tuple[np.ndarray, np.ndarray | None]"
 
@@ -74,29 +74,54 @@ def _from_arrays(X, Y, task, feature_names, target_names) -> Dataset:
                    targets=[Attribute(t, "numeric") for t in tnames])
 
 
+# the loader's options (as on the command line); every other keyword is a method parameter
+LOAD_OPTIONS = ("targets", "labels", "task", "hierarchy", "nominal", "drop", "keep",
+                "semi_supervised")
+
+
 def _as_dataset(data: Any, **load_options) -> Dataset:
-    if isinstance(data, Dataset) or getattr(data, "is_relational", False):
-        return data
+    """``data`` as a Dataset: a file or catalog name is loaded with ``load_options``
+    (identifier columns screened out unless kept); a Dataset or arrays are taken as they are,
+    less the features ``drop`` names."""
+    options = {k: v for k, v in load_options.items() if v is not None}
     if isinstance(data, (str, os.PathLike)):  # a file, or a catalog name (as on the CLI)
         from frcli.data.catalog import open_data
 
-        return open_data(data, **{k: v for k, v in load_options.items() if v is not None})
+        return open_data(data, **options)
     if isinstance(data, tuple) and len(data) == 2:
-        return dataset_from_arrays(data[0], data[1], task=load_options.get("task"),
-                                   semi_supervised=bool(load_options.get("semi_supervised")))
-    raise ConfigError("data must be a path, a Dataset or an (X, Y) tuple")
+        data = dataset_from_arrays(data[0], data[1], task=options.get("task"),
+                                   semi_supervised=bool(options.get("semi_supervised")))
+    elif not (isinstance(data, Dataset) or getattr(data, "is_relational", False)):
+        raise ConfigError("data must be a path, a Dataset or an (X, Y) tuple")
+    if options.get("keep"):
+        raise ConfigError("keep= applies when data is a file or a catalog name (identifier "
+                          "columns are screened out as a file is loaded)")
+    if options.get("drop"):
+        if getattr(data, "is_relational", False):
+            raise ConfigError("drop= does not apply to relational data (its features come "
+                              "from the schema's tables)")
+        from frcli.data.load import names_list
+        from frcli.data.screen import check_names
+
+        data = data.without_features(check_names(names_list(options["drop"]),
+                                                 data.feature_names, "drop", data.name))
+    return data
 
 
-def rank_all(data: Any, method: str, *, seed: int = 0, jobs: int = 1,
+def rank_all(data: Any, method: str = DEFAULT_METHOD, *, seed: int = 0, jobs: int = 1,
              targets: str | None = None, labels: str | None = None, task: str | None = None,
-             hierarchy: str | None = None, semi_supervised: bool | None = None,
-             **params: Any) -> list[Ranking]:
+             hierarchy: str | None = None, nominal: Sequence[str] | str | None = None,
+             drop: Sequence[str] | str | None = None, keep: Sequence[str] | str | None = None,
+             semi_supervised: bool | None = None, **params: Any) -> list[Ranking]:
     """Every ranking of a parameter grid (list-valued params), in grid order.
 
-    ``targets``, ``labels``, ``task``, ``hierarchy`` and ``semi_supervised`` are the loader's
-    options (as on the command line); every other keyword is a method parameter.
+    ``targets``, ``labels``, ``task``, ``hierarchy``, ``nominal``, ``drop``, ``keep`` and
+    ``semi_supervised`` are the loader's options (as on the command line; ``drop``, ``keep``
+    and ``nominal`` take a list of column names or one comma-separated string); every other
+    keyword is a method parameter.
     """
     dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy,
+                          nominal=nominal, drop=drop, keep=keep,
                           semi_supervised=semi_supervised)
     return get_ranker(method, dataset).rank(dataset, params, seed=seed, jobs=jobs)
 
@@ -104,6 +129,9 @@ def rank_all(data: Any, method: str, *, seed: int = 0, jobs: int = 1,
 def rank_methods(data: Any, methods: Sequence[str], *, seed: int = 0, jobs: int = 1,
                  targets: str | None = None, labels: str | None = None,
                  task: str | None = None, hierarchy: str | None = None,
+                 nominal: Sequence[str] | str | None = None,
+                 drop: Sequence[str] | str | None = None,
+                 keep: Sequence[str] | str | None = None,
                  semi_supervised: bool | None = None, **params: Any) -> list[Ranking]:
     """The rankings of several methods, in the order given (each with its whole grid).
 
@@ -122,6 +150,7 @@ def rank_methods(data: Any, methods: Sequence[str], *, seed: int = 0, jobs: int 
     if dup:
         raise ConfigError(f"method {dup[0]!r} is given twice")
     dataset = _as_dataset(data, targets=targets, labels=labels, task=task, hierarchy=hierarchy,
+                          nominal=nominal, drop=drop, keep=keep,
                           semi_supervised=semi_supervised)
     rankers = [get_ranker(m, dataset) for m in names]
     known = set().union(*(r.param_spec() for r in rankers))
@@ -140,10 +169,13 @@ def rank_methods(data: Any, methods: Sequence[str], *, seed: int = 0, jobs: int 
     return [r for i in range(len(names)) for r in results[i]]
 
 
-def rank(data: Any, method: str = "uniform", **kwargs: Any) -> Ranking:
+def rank(data: Any, method: str = DEFAULT_METHOD, **kwargs: Any) -> Ranking:
     """One ranking of ``data`` (path, Dataset or (X, Y)) by ``method`` with ``params``.
 
-    Use ``rank_all`` for parameter grids (list-valued parameters).
+    Without a method, the default ``frcli.rankers.registry.DEFAULT_METHOD`` (the Genie3 score
+    of the ensemble the papers chose for the task). ``kwargs``: the loader's options
+    (``targets``, ``drop``, ``keep``, ...: see ``rank_all``), ``seed``, ``jobs`` and the
+    method's parameters. Use ``rank_all`` for parameter grids (list-valued parameters).
     """
     result = rank_all(data, method, **kwargs)
     if len(result) != 1:
@@ -151,39 +183,16 @@ def rank(data: Any, method: str = "uniform", **kwargs: Any) -> Ranking:
     return result[0]
 
 
-class FeatureRanker:
-    """scikit-learn style: ``FeatureRanker("genie3-rf", trees=100).fit(X, Y)``.
-
-    After ``fit``: ``feature_importances_`` (overall), ``ranking_`` (the Ranking) and
-    ``per_target_importances_`` (or None).
-    """
-
-    def __init__(self, method: str = "genie3-rf", *, task: str | None = None, seed: int = 0,
-                 jobs: int = 1, semi_supervised: bool = False, **params: Any):
-        self.method = method
-        self.task = task
-        self.semi_supervised = semi_supervised
-        self.seed = seed
-        self.jobs = jobs
-        self.params = params
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {"method": self.method, "task": self.task, "seed": self.seed,
-                "jobs": self.jobs, "semi_supervised": self.semi_supervised, **self.params}
-
-    def set_params(self, **params: Any) -> "FeatureRanker":
-        for k, v in params.items():
-            if k in ("method", "task", "seed", "jobs", "semi_supervised"):
-                setattr(self, k, v)
-            else:
-                self.params[k] = v
-        return self
-
-    def fit(self, X, Y=None) -> "FeatureRanker":
-        dataset = dataset_from_arrays(X, Y, task=self.task,
-                                      semi_supervised=self.semi_supervised)
-        self.ranking_ = rank(dataset, self.method, seed=self.seed, jobs=self.jobs,
-                             **self.params)
-        self.feature_importances_ = self.ranking_.importances
-        self.per_target_importances_ = self.ranking_.per_target
-        return self
+def __getattr__(name: str):
+    """``FeatureRanker`` and ``expected_failed_checks`` (``frcli.estimator``), loaded on first
+    use: they need scikit-learn, which nothing else here does."""
+    if name in ("FeatureRanker", "expected_failed_checks"):
+        try:
+            from frcli import estimator
+        except ImportError as e:
+            if not (e.name or "").startswith("sklearn"):
+                raise
+            raise ImportError(f"frcli.api.{name} needs scikit-learn >= 1.6 ({e}); install it "
+                              "with: pip install 'scikit-learn>=1.6'") from e
+        return getattr(estimator, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from frcli.commands import datasets, experiment, rank, report, results, stats, tree
+from frcli.commands import datasets, experiment, mex, rank, report, results, stats, tree
 
 app = typer.Typer(
     name="frcli",
@@ -28,6 +28,7 @@ results.register(app)
 stats.register(app)
 report.register(app)
 tree.register(app)
+mex.register(app)
 
 
 def _show_version(value: bool) -> None:
@@ -70,6 +71,47 @@ def _flags_show_no_type() -> None:
 
 
 _flags_show_no_type()
+
+
+def _help_wraps() -> None:
+    """typer's help cuts a word longer than its table column with an ellipsis
+    (``{symbolic|genie3|rf}-{rf…`` at 80 columns): rich's default for a table cell and for the
+    columns that group an option's help with its default. Help must wrap at any width and
+    never lose text, so here a word that does not fit folds onto the next line instead."""
+    try:
+        from rich.columns import Columns
+        from rich.table import Table
+        from rich.text import Text
+        from typer import rich_utils
+    except ImportError:  # pragma: no cover - typer without rich: click's help wraps already
+        return
+    if getattr(rich_utils.Table, "_frcli", False):
+        return
+
+    class FoldingTable(Table):
+        _frcli = True
+
+        def add_column(self, *args, **kwargs):
+            kwargs.setdefault("overflow", "fold")
+            return super().add_column(*args, **kwargs)
+
+        def add_row(self, *renderables, **kwargs):
+            while len(self.columns) < len(renderables):   # the columns typer leaves implicit
+                self.add_column()
+            return super().add_row(*renderables, **kwargs)
+
+    class FoldingColumns(Columns):
+        def __init__(self, renderables=None, *args, **kwargs):
+            for r in renderables or ():
+                if isinstance(r, Text) and r.overflow is None:
+                    r.overflow = "fold"
+            super().__init__(renderables, *args, **kwargs)
+
+    rich_utils.Table = FoldingTable
+    rich_utils.Columns = FoldingColumns
+
+
+_help_wraps()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -195,8 +237,14 @@ def _click_exception_types() -> tuple[tuple, tuple, tuple]:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Warnings (unlabelled rows, ignored string attributes, ...) as ``warning: ...`` lines."""
+    """Warnings (unlabelled rows, ignored string attributes, ...) as ``warning: ...`` lines;
+    notices (an identifier column left out) as ``note: ...`` lines."""
+    from frcli.errors import Notice
+
     text = str(message).strip()
+    if issubclass(category, Notice):
+        print(f"note: {text}", file=file if file is not None else sys.stderr)
+        return
     if category is not UserWarning:
         text = f"{category.__name__}: {text}"
     print(f"warning: {text}", file=file if file is not None else sys.stderr)

@@ -15,6 +15,11 @@ class UserError(Exception):
     exit_code = 2
 
 
+class Notice(UserWarning):
+    """What was done to the user's data on their behalf (not a problem with it), e.g. an
+    identifier column left out: the CLI shows it as a ``note:`` line."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill PID``) as an exception, raised while a worker pool runs
     (``sigterm_raises``), so that it unwinds like Ctrl-C: the pool is torn down, the store
@@ -133,3 +138,8 @@ def option(name: str, example: object = None) -> str:
         return f"{name}: {value}"
     value = True if example is None else example
     return f"{name}={value!r}"
+
+
+def option_name(name: str) -> str:
+    """Option ``name`` alone, as the user writes it where they are: ``--keep`` or ``keep``."""
+    return "--" + name.replace("_", "-") if _STYLE[-1] == "cli" else name

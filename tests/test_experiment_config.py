@@ -92,7 +92,7 @@ def test_shipped_configs_validate():
 
     root = Path(__file__).resolve().parents[1] / "configs"
     for p in sorted(root.glob("*.yaml")):
-        if p.name == "datasets.yaml":
+        if p.name in ("datasets.yaml", "mex.yaml"):   # the catalog; frcli mex run's config
             continue
         try:
             cfg = load_config(p)

@@ -36,7 +36,7 @@ def make(task="mtr", n=150, F=8, seed=0, missing=0.0):
 
 def test_genie3_of_one_tree_is_the_sum_of_recorded_hstar():
     ds = make()
-    m = PCTForest("rf", trees=1, seed=3).fit(ds)
+    m = PCTForest("rf", trees=1, seed=3, ties="first").fit(ds)   # credit: the node's feature
     t = m.trees_[0]
     inner = t["feature"] >= 0
     expect = np.zeros(ds.n_features)
@@ -69,8 +69,8 @@ def test_per_target_genie3_adds_up_to_the_overall_score(task):
 def test_rf_score_of_a_feature_outside_the_tree_is_exactly_zero(task):
     ds = make(task, n=40, F=40)
     for seed in range(3):
-        m = PCTForest("rf", trees=1, seed=seed, max_features=2).fit(ds, rf_score=True,
-                                                                  per_target=True)
+        m = PCTForest("rf", trees=1, seed=seed, max_features=2, ties="first").fit(
+            ds, rf_score=True, per_target=True)   # ties=share: tests/test_forest_ties.py
         used = set(m.trees_[0]["feature"][m.trees_[0]["feature"] >= 0])
         sc = m.scores()
         unused = [f for f in range(ds.n_features) if f not in used]

@@ -254,9 +254,11 @@ def test_all_unknown_feature_is_a_constant_feature_in_rank_and_experiment(
 
 
 def test_text_in_a_numeric_csv_column_is_named(tmp_path, capsys):
+    """In a target, one text value among numbers is a typo: an error naming the line and the
+    value (read as nominal it would turn a regression into a many-class problem)."""
     p = _write(tmp_path, "m.csv", "a,b,t\n" + "".join(f"{i},{i % 3},{i * 1.5}\n"
                                                      for i in range(10)) + "11,1,high\n")
-    assert main(["rank", p, "--targets", "t", "--method", "random"]) == 0
+    assert main(["rank", p, "--targets", "t", "--method", "random"]) == 2
     err = capsys.readouterr().err
     assert "m.csv:12" in err and "'t'" in err and "'high'" in err and "nominal" in err
     assert main(["rank", p, "--targets", "t", "--method", "random", "--nominal", "t"]) == 0

@@ -129,6 +129,18 @@ def test_report_renders_in_a_headless_browser(report, tmp_path):
         dark = (inside < 100).all(axis=2).mean()
         assert 0.002 < dark < 0.3, dark              # lines and text, not an empty box
 
+    # the curves name every series in a column beside the plot, not on it (issue 29): right
+    # of the axes' right spine (the longest dark vertical line) there is text
+    alts = re.findall(r'<img alt="([^"]*)"', report.read_text(encoding="utf-8"))
+    curves = [f for f, alt in zip(frames, alts) if "against the parameter" in alt]
+    assert curves
+    for top, bottom, left, right in curves:
+        dark = (im[top:bottom, left:right] < 110).all(axis=2)
+        spines = np.flatnonzero(dark.sum(axis=0) > 0.5 * dark.shape[0])
+        assert spines.size, "no axes frame found"
+        beside = dark[:, spines.max() + 4:]
+        assert beside.sum() > 300 and beside.shape[1] > 120, (beside.sum(), beside.shape)
+
     # the best value of each measure is highlighted (the CSS applied)
     best = (np.abs(im.astype(int) - [0xE3, 0xF4, 0xE8]).max(axis=2) <= 2).sum()
     assert best > 500
@@ -142,3 +154,54 @@ def test_report_says_why_there_are_no_tests(tmp_path):
     assert main(["report", str(tmp_path / "one")]) == 0
     text = (tmp_path / "one" / "report.html").read_text(encoding="utf-8")
     assert "No tests:" in text and "at least 2 data sets" in text and "synth-mtr" in text
+
+
+def test_curve_labels_never_overlap():
+    """Two Symbolic and two Genie3 reference lines a hair apart and Relief curves crossing
+    them (the figure that overlapped): every label sits in the side column, clear of the
+    plot and of each other, and inside the figure."""
+    import json
+
+    import pandas as pd
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    from frcli.stats.plots import curves_from_frame
+
+    rows = []
+    for d in ("d1", "d2", "d3"):
+        for k in (5, 10, 15, 20, 30):
+            for it in (0.5, 1.0):
+                rows.append((d, "relief", json.dumps({"neighbours": k, "iterations": it}),
+                             0.40 + 0.001 * k + 0.002 * it))
+        for m, v in (("symbolic-rf", 0.452), ("symbolic-et", 0.455), ("genie3-rf", 0.43),
+                     ("genie3-et", 0.431), ("uniform", 0.7), ("random", 0.69)):
+            rows.append((d, m, json.dumps({"trees": 50}) if "-" in m else "{}", v))
+    df = pd.DataFrame(rows, columns=["dataset", "method", "params", "value"])
+    fig = curves_from_frame(df.assign(measure="rrmse"), measure="rrmse", lower_is_better=True,
+                            round_spec="none", title="rrmse (N = 3 data sets)")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    ax = fig.axes[0]
+    plot = ax.get_window_extent(renderer).padded(-1)
+    page = fig.bbox
+    shown = [t for lim, ticks, labels in ((ax.get_xlim(), ax.get_xticks(), ax.get_xticklabels()),
+                                          (ax.get_ylim(), ax.get_yticks(), ax.get_yticklabels()))
+             for v, t in zip(ticks, labels) if min(lim) <= v <= max(lim)]
+    legends = [t for lg in fig.legends + ([ax.get_legend()] if ax.get_legend() else [])
+               for t in [*lg.get_texts(), lg.get_title()]]
+    texts = [t for t in [*shown, *legends, *ax.texts, ax.title, ax.xaxis.label, ax.yaxis.label]
+             if isinstance(t, Text) and t.get_visible() and t.get_text().strip()]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+    names = [n for n, _ in boxes]
+    for label in ("symbolic-rf(trees=50)", "symbolic-et(trees=50)", "genie3-rf(trees=50)",
+                  "genie3-et(trees=50)", "relief(iterations=1)", "uniform"):
+        assert label in names, label
+    for name, box in boxes:
+        assert not box.overlaps(plot), f"{name!r} lies on the plot"
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 <= box.y1 <= \
+            page.y1, f"{name!r} is cut off"
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            assert not box_a.padded(-0.5).overlaps(box_b.padded(-0.5)), (a, b)

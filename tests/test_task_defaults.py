@@ -66,8 +66,9 @@ def test_list_methods_shows_the_per_task_defaults(capsys):
     from frcli.cli import main
 
     assert main(["rank", "--list-methods"]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())        # wrapped lines joined
     assert "semi-supervised: classification rf/bagging/bagging" in out
-    assert "unsupervised: et/et/et (P-UNS)" in out
-    assert "neighbours=auto" in out and "30 unsupervised (URelief, P-UNS)" in out
+    assert "unsupervised: et/et/et (the unsupervised-ranking paper [" in out
+    assert "neighbours=auto" in out and \
+        "30 unsupervised (URelief, the unsupervised-ranking paper [" in out
     assert "min_leaf=auto" in out and "exclude_self=False" in out

@@ -16,7 +16,7 @@ def console(stderr: bool = False):
 
 def kernel_progress(enabled: bool | None):
     """Context manager: while it is open, a bar on stderr shows the kernels' counters
-    (``frcli.engines.progress``: trees grown, Relief instances done). ``None`` = only on a
+    (``frcli.rankers.progress``: trees grown, Relief instances done). ``None`` = only on a
     terminal and only after half a second (quick runs stay clean); the bar goes away at the
     end, leaving the output alone."""
     import contextlib
@@ -28,7 +28,7 @@ def kernel_progress(enabled: bool | None):
         if enabled is False or (enabled is None and not sys.stderr.isatty()):
             yield
             return
-        from frcli.engines.progress import Counter, tracking
+        from frcli.rankers.progress import Counter, tracking
 
         counter = Counter()
         stop = threading.Event()

@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from frcli.commands import _data
 from frcli.jsonio import dumps
 
 datasets_app = typer.Typer(
@@ -142,18 +143,13 @@ CH_AUTO_CELLS = 2_000_000     # labelled rows x features clustered by default (a
 def info_cmd(
     data: str = typer.Argument(..., metavar="DATA",
                                help="A data file (ARFF, CSV, TSV) or a catalog name."),
-    targets: Optional[str] = typer.Option(
-        None, "--targets", "-t", help="Targets: last:N, names (a,b), or 1-based ranges (8-11)."),
-    labels: Optional[Path] = typer.Option(None, "--labels",
-                                          help="Mulan label list (.xml) naming the targets."),
-    hierarchy: Optional[str] = typer.Option(None, "--hierarchy",
-                                            help="Type of a hierarchical target: tree or dag "
-                                                 "(default: inferred from the labels)."),
-    task: Optional[str] = typer.Option(None, "--task", help="Override the inferred task: "
-                                       "classification, regression, mtr, mlc, hmlc or "
-                                       "unsupervised."),
-    nominal: Optional[str] = typer.Option(None, "--nominal",
-                                          help="Comma-separated columns to read as nominal (CSV)."),
+    targets: _data.Targets = None,
+    labels: _data.Labels = None,
+    hierarchy: _data.Hierarchy = None,
+    task: _data.Task = None,
+    nominal: _data.Nominal = None,
+    drop: _data.Drop = None,
+    keep: _data.Keep = None,
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     ch: Optional[bool] = typer.Option(
         None, "--ch/--no-ch", help="The clustering-hypothesis estimate CH (k-means; P-ML): "
@@ -167,6 +163,8 @@ def info_cmd(
     from frcli.data import catalog as C
     from frcli.data.load import load_dataset
 
+    options = _data.DataOptions(targets=targets, labels=labels, task=task, hierarchy=hierarchy,
+                                nominal=nominal, drop=drop, keep=keep)
     p = Path(data)
     from frcli.data.relational import is_relational
 
@@ -176,34 +174,29 @@ def info_cmd(
         from frcli.commands.relational_info import print_relational
         from frcli.data.relational import load_relational
 
-        if any(v is not None for v in (targets, labels, hierarchy, task, nominal)):
+        if options.given():
             from frcli.errors import UserError
 
-            raise UserError("--targets/--labels/--hierarchy/--task/--nominal do not apply to "
+            raise UserError(f"the data options ({', '.join(options.given())}) do not apply to "
                             "relational data (the target relation is in its settings/schema)")
         print_relational(load_relational(p) if p.exists() else C.load(data), as_json)
         return
+    opts = dict(options.loader(), semi_supervised=True)   # unlabelled rows are described
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if p.exists() or p.suffix.lower() in (".arff", ".csv", ".tsv", ".txt"):
             from frcli.data.load import NoTargetsError
 
-            opts = dict(targets=targets, labels=labels, hierarchy=hierarchy,
-                        nominal=[s.strip() for s in nominal.split(",")] if nominal else None,
-                        semi_supervised=True)
             try:
-                ds = load_dataset(p, task=task, **opts)
+                ds = load_dataset(p, **opts)
             except NoTargetsError:  # describe it anyway, as all-features data
-                ds = load_dataset(p, task="unsupervised", **opts)
+                ds = load_dataset(p, **dict(opts, task="unsupervised"))
                 warnings.warn("no targets given or declared: shown as unsupervised "
                               "(use --targets or --labels)")
             extra = {}
         else:
             entry = C.get(data)   # the options override the catalog entry's choices
-            ds, splits = C.load_with_splits(
-                data, semi_supervised=True, targets=targets,
-                labels=str(labels) if labels else None, hierarchy=hierarchy, task=task,
-                nominal=[s.strip() for s in nominal.split(",")] if nominal else None)
+            ds, splits = C.load_with_splits(data, **opts)
             extra = {"split": entry.split.get("kind")}
             if entry.split.get("kind") == "given":
                 extra.update(train=len(splits[0][0]), test=len(splits[0][1]))

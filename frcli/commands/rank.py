@@ -6,6 +6,9 @@ from typing import Optional
 
 import typer
 
+from frcli.commands import _data
+from frcli.rankers.registry import DEFAULT_METHOD
+
 FORMAT_BY_SUFFIX = {".csv": "csv", ".json": "json", ".fimp": "fimp", ".txt": "table"}
 
 
@@ -33,29 +36,23 @@ def register(app: typer.Typer) -> None:
             None, metavar="DATA",
             help="ARFF, CSV or TSV data file, a relational folder (settings file *.s or "
                  "schema.yaml), or a catalog name (frcli datasets list)."),
-        method: str = typer.Option(
-            "uniform", "--method", "-m",
-            help="Ranking method: {symbolic|genie3|rf}-{rf|bagging|et}[-str], relief, "
+        method: Optional[str] = typer.Option(
+            None, "--method", "-m",
+            help=f"Ranking method (default: {DEFAULT_METHOD}, the Genie3 score of the "
+                 "ensemble the papers chose for the task): "
+                 "{symbolic|genie3|rf}[-{rf|bagging|et}][-str], relief, "
                  "relief-str, uniform, random; relational data: "
                  "{symbolic|genie3}-{tree|bagging|rf|boost} (see --list-methods); several "
                  "separated by commas (genie3-rf,symbolic-rf,rf-rf: one forest, every ranking "
                  "written)."),
-        task: Optional[str] = typer.Option(
-            None, "--task", help="Override the inferred task: classification, regression, "
-                                 "mtr, mlc, hmlc or unsupervised."),
-        targets: Optional[str] = typer.Option(
-            None, "--targets", "-t",
-            help="Targets: last:N, names (a,b), or 1-based ranges (8-11)."),
-        labels: Optional[Path] = typer.Option(None, "--labels",
-                                              help="Mulan label list (.xml) naming the targets."),
-        hierarchy: Optional[str] = typer.Option(
-            None, "--hierarchy", help="Type of a hierarchical target: tree or dag "
-                                      "(default: inferred from the labels)."),
-        nominal: Optional[str] = typer.Option(
-            None, "--nominal", help="Comma-separated columns to read as nominal (CSV)."),
-        semi_supervised: bool = typer.Option(
-            False, "--semi-supervised", help="Rows with unknown targets are expected: keep "
-                                             "them as unlabelled rows (no warning)."),
+        task: _data.Task = None,
+        targets: _data.Targets = None,
+        labels: _data.Labels = None,
+        hierarchy: _data.Hierarchy = None,
+        nominal: _data.Nominal = None,
+        drop: _data.Drop = None,
+        keep: _data.Keep = None,
+        semi_supervised: _data.SemiSupervised = False,
         param: list[str] = typer.Option(
             [], "--param", "-p", metavar="KEY=VALUE",
             help="Method parameter key=value, repeatable; a comma list is a grid "
@@ -80,7 +77,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Rank the features of a data set.
 
-        Examples: frcli rank synth-mtr --method genie3-rf;
+        Examples: frcli rank synth-mtr; frcli rank data.csv --targets y --drop sample_id;
         frcli rank data.arff --targets last:3 --method relief -p neighbours=5,10 --which all
         """
         from frcli.errors import ConfigError, UserError
@@ -106,17 +103,14 @@ def register(app: typer.Typer) -> None:
             raise ConfigError("--jobs must be at least 1")
         from frcli.api import rank_all
 
-        options = {"targets": targets, "labels": str(labels) if labels else None,
-                   "task": task, "hierarchy": hierarchy,
-                   "nominal": nominal.split(",") if nominal else None,
-                   "semi_supervised": semi_supervised or None}
-        dataset = _load(path, {k: v for k, v in options.items() if v is not None})
-        if dataset.n_examples == 0:
-            raise UserError(f"{path}: no data rows (the file has a header but no examples)")
+        dataset = _data.load_data(path, _data.DataOptions(
+            targets=targets, labels=labels, task=task, hierarchy=hierarchy, nominal=nominal,
+            drop=drop, keep=keep, semi_supervised=semi_supervised))
         from frcli.commands import kernel_progress
 
         params = parse_param_options(param)
-        methods = method.split(",")
+        defaulted = method is None
+        methods = (method or DEFAULT_METHOD).split(",")
         with kernel_progress(progress):
             if len(methods) > 1:  # several methods: one forest per ensemble, every ranking
                 from frcli.api import rank_methods
@@ -124,7 +118,7 @@ def register(app: typer.Typer) -> None:
                 rankings = rank_methods(dataset, methods, seed=seed, jobs=jobs, **params)
                 which = "all" if which == "0" else which
             else:
-                rankings = rank_all(dataset, method, seed=seed, jobs=jobs, **params)
+                rankings = rank_all(dataset, methods[0], seed=seed, jobs=jobs, **params)
         if which == "all":
             index = None
         else:
@@ -139,19 +133,29 @@ def register(app: typer.Typer) -> None:
             _write_fimp_per_method(rankings, output, dataset.name)
             return
         if index is not None and len(rankings) > 1:   # say the grid was computed, and where
-            from frcli.rankers.labels import labels
+            from frcli.rankers.labels import labels as method_labels
 
-            names = labels([(r.method, r.params) for r in rankings])
+            names = method_labels([(r.method, r.params) for r in rankings])
             typer.echo(f"note: the parameters give {len(rankings)} rankings; this is number "
                        f"{index}, {names[index]}; choose another with --which N (0 to "
                        f"{len(rankings) - 1}) or show all with --which all", err=True)
         text = render(rankings, fmt, which=index, dataset_name=dataset.name)
+        if defaulted and fmt == "table":
+            text = _say_default(text)
         if output is None:
             typer.echo(text, nl=False)
         else:
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(text)
             typer.echo(f"wrote {output}", err=True)
+
+
+def _say_default(table: str) -> str:
+    """The table's header line (``# genie3(trees=100, ...)``) saying that no method was named,
+    so a reader knows the ranking came from the default and how to choose another."""
+    head, sep, rest = table.partition("\n")
+    return (f"{head}  [the default method; --method chooses another, "
+            f"frcli rank --list-methods lists them]{sep}{rest}")
 
 
 def _write_fimp_per_method(rankings, output: Path, dataset_name: str) -> None:
@@ -165,47 +169,8 @@ def _write_fimp_per_method(rankings, output: Path, dataset_name: str) -> None:
         typer.echo(f"wrote {path}", err=True)
 
 
-def _load(path: Path, options: dict):
-    """A file, or failing that a catalog name (options override its entry)."""
-    from frcli.data.catalog import open_data
-
-    return open_data(path, **options)
-
-
 def describe_methods() -> str:
-    """Every registered method with its tasks, then one line per parameter (default, help);
-    methods sharing a class and parameters (genie3-rf, genie3-et, ...) share one block."""
-    import textwrap
+    """The text of ``--list-methods`` (``frcli.rankers.describe``)."""
+    from frcli.rankers.describe import describe_methods as describe
 
-    from frcli.rankers import registry
-
-    lines: list[str] = []
-    blocks: dict[tuple, list[str]] = {}
-    for name in registry.method_names():
-        try:
-            ranker = registry.get_ranker(name)
-        except ImportError:
-            blocks.setdefault(("missing", name), []).append(name)
-            continue
-        key = (type(ranker), tuple(ranker.params), tuple(ranker.tasks))
-        blocks.setdefault(key, []).append(name)
-    for key, names in blocks.items():
-        if key[0] == "missing":
-            lines.append(f"{names[0]}: (engine not built)")
-            continue
-        ranker = registry.get_ranker(names[0])
-        lines.extend(textwrap.wrap(", ".join(names), 88))
-        if getattr(ranker, "relational", False):
-            lines.append("  tasks: relational classification (a folder with a settings file "
-                         "*.s or a schema.yaml; there symbolic|genie3-bagging and -rf take "
-                         "these parameters too)")
-        else:
-            lines.append(f"  tasks: {', '.join(ranker.tasks) or 'all'}")
-        if not ranker.params:
-            lines.append("  no parameters")
-        for prm in ranker.params:
-            lines.append(f"  {prm.name}={prm.default}" + (f"  {prm.help}" if prm.help else ""))
-        lines.extend(f"  {line}" for line in ranker.task_defaults())
-    lines.append("Parameters: --param key=value (a comma list is a grid), e.g. "
-                 "-p trees=100 -p neighbours=5,10")
-    return "\n".join(lines)
+    return describe()

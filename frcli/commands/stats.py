@@ -14,8 +14,9 @@ from typing import List, Optional
 
 import typer
 
-from frcli.stats.analysis import (analyse, cd_figures, markdown, parameter_figures,
-                                  rounding_note, summary_frame, title)
+from frcli.stats.analysis import (analyse, cd_figures, decision_header, markdown,
+                                  parameter_figures, rounding_note, summary_frame, title,
+                                  wilcoxon_decision)
 
 PLOTS = ("cd", "heatmap", "curves", "simplex", "fuji", "time")
 
@@ -60,7 +61,8 @@ def register(app: typer.Typer) -> None:
                                  "over a 2-parameter grid), curves (measure over a numeric "
                                  "parameter), simplex (the --bayes posteriors), fuji (AUFUJI "
                                  "of the rF1 curves) or time (ranking times); written to "
-                                 "--output (default: .)."),
+                                 "--output (default: a stats folder in the first source "
+                                 "folder, or beside the first CSV file)."),
         bayes: Optional[str] = typer.Option(
             None, "--bayes", help="Bayesian comparison on the per-split scores (baycomp): "
                                   "hierarchical (needs pystan), signed-rank or correlated; "
@@ -75,7 +77,8 @@ def register(app: typer.Typer) -> None:
         y: Optional[str] = typer.Option(None, "--y", help="Parameter on the y axis (heatmap)."),
         output: Optional[Path] = typer.Option(
             None, "--output", "-o", help="Folder for CSV, Markdown and LaTeX tables and the "
-                                         "plots (PNG and PDF)."),
+                                         "plots (PNG and PDF); the command lists what it "
+                                         "wrote."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of "
                                                            "tables."),
     ) -> None:
@@ -136,7 +139,7 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
 
     files: list[str] = []
     if output is not None or plots:
-        out = Path(output) if output is not None else Path(".")
+        out = Path(output) if output is not None else default_output(sources)
         if out.exists() and not out.is_dir():
             raise ConfigError(f"--output {out} is a file; give a folder")
         if output is not None and not plots:
@@ -247,6 +250,25 @@ def reliefe_figures(df, comps, kinds, bayes_results) -> list:
             out.append((c, "time", fuji.time_figure(part, c.methods, c.datasets,
                                                     title=title(c))))
     return out
+
+
+def default_output(sources) -> Path:
+    """Where files go without --output: a ``stats`` folder beside the results they come
+    from, inside the first source folder (a result folder, or a folder of them) or next to
+    the first CSV file, so they are found with the results rather than in the working
+    folder."""
+    first = Path(sources[0])
+    return (first if first.is_dir() else first.parent) / "stats"
+
+
+def written(files: list[str]) -> str:
+    """What was written, and where: the folder, then one file name a line."""
+    folders = list(dict.fromkeys(str(Path(f).parent) for f in files))
+    n = f"{len(files)} file{'s' if len(files) != 1 else ''}"
+    if len(folders) == 1:
+        return "\n".join([f"Wrote {n} to {folders[0]}/:"] + [f"  {Path(f).name}"
+                                                             for f in files])
+    return "\n".join([f"Wrote {n}:"] + [f"  {f}" for f in files])
 
 
 def _split(items) -> list[str]:
@@ -368,15 +390,13 @@ def _print(comps, files) -> None:
                   show_edge=False, pad_edge=False)
         for col, j in (("A", "left"), ("B", "left"), ("Δ rank", "right"),
                        ("Nemenyi", "center"), ("Wilcoxon p", "right"), ("adj. p", "right"),
-                       ("A wins/ties/B wins", "center"), ("Wilcoxon", "center")):
+                       ("A wins/ties/B wins", "center"), (decision_header(c), "left")):
             p.add_column(col, justify=j, overflow="fold")
         for q in c.pairs:
             p.add_row(q["a"], q["b"], fmt.rank(q["rank_difference"]),
                       "sig." if q["nemenyi_significant"] else "-",
                       fmt.p_value(q["wilcoxon_p_value"]), fmt.p_value(q["wilcoxon_p_adjusted"]),
-                      f"{q['a_wins']}/{q['ties']}/{q['b_wins']}",
-                      ("sig., " + q["better"]) if q["wilcoxon_significant"] and q["better"]
-                      else "sig." if q["wilcoxon_significant"] else "-")
+                      f"{q['a_wins']}/{q['ties']}/{q['b_wins']}", wilcoxon_decision(q))
         con.print(p)
         if c.control is not None:
             ct = c.control
@@ -384,16 +404,17 @@ def _print(comps, files) -> None:
                             f"{ct['bd_q']:.3f}, CD = {fmt.cd(ct['bd_cd'])}), Wilcoxon + "
                             f"{c.correction.upper()}", show_edge=False, pad_edge=False)
             for col in ("method", "rank − control", "BD", "BD adj. p", "Wilcoxon p",
-                        "adj. p", "Wilcoxon"):
-                b.add_column(col, justify="left" if col == "method" else "right",
-                             overflow="fold")
+                        "adj. p", decision_header(c)):
+                b.add_column(col, justify="left" if col in ("method", decision_header(c))
+                             else "right", overflow="fold")
             for q in ct["comparisons"]:
                 b.add_row(q["method"], fmt.signed_rank(q["rank_difference"]),
                           "sig." if q["bd_significant"] else "-",
                           fmt.p_value(q["bd_p_adjusted"]),
                           fmt.p_value(q["wilcoxon_p_value"]),
                           fmt.p_value(q["wilcoxon_p_adjusted"]),
-                          "sig." if q["wilcoxon_significant"] else "-")
+                          wilcoxon_decision(q, q["method"] if q["rank_difference"] < 0
+                                            else ct["method"]))
             con.print(b)
         if c.meta.get("bayes"):
             first = c.meta["bayes"][0]
@@ -408,4 +429,4 @@ def _print(comps, files) -> None:
             con.print(b)
         con.print()
     if files:
-        con.print(f"Wrote {len(files)} file(s) to {Path(files[0]).parent}")
+        con.print(written(files), highlight=False, markup=False)

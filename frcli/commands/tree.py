@@ -6,6 +6,8 @@ from typing import Optional
 
 import typer
 
+from frcli.commands import _data
+
 TREE_PARAMS = ("min_leaf", "w", "w0", "ties")
 FORMATS = ("text", "json")
 MAX_INDENTED_DEPTH = 200    # deeper trees are written as compact JSON (issue 9)
@@ -39,24 +41,18 @@ def register(app: typer.Typer) -> None:
         path: Path = typer.Argument(
             ..., metavar="DATA",
             help="ARFF, CSV or TSV data file, or a catalog name (frcli datasets list)."),
-        targets: Optional[str] = typer.Option(
-            None, "--targets", "-t",
-            help="Targets: last:N, names (a,b), or 1-based ranges (8-11)."),
-        labels: Optional[Path] = typer.Option(None, "--labels",
-                                              help="Mulan label list (.xml) naming the targets."),
-        task: Optional[str] = typer.Option(
-            None, "--task", help="Override the inferred task: classification, regression, "
-                                 "mtr, mlc, hmlc or unsupervised."),
-        hierarchy: Optional[str] = typer.Option(
-            None, "--hierarchy", help="Type of a hierarchical target: tree or dag."),
-        nominal: Optional[str] = typer.Option(
-            None, "--nominal", help="Comma-separated columns to read as nominal (CSV)."),
-        semi_supervised: bool = typer.Option(
-            False, "--semi-supervised", help="Keep rows with unknown targets (needs -p w=...)."),
+        targets: _data.Targets = None,
+        labels: _data.Labels = None,
+        task: _data.Task = None,
+        hierarchy: _data.Hierarchy = None,
+        nominal: _data.Nominal = None,
+        drop: _data.Drop = None,
+        keep: _data.Keep = None,
+        semi_supervised: _data.SemiSupervised = False,
         param: list[str] = typer.Option(
             [], "--param", "-p", metavar="KEY=VALUE",
-            help="min_leaf (2), w (semi-supervised target weight), w0 (hmlc), ties "
-                 "(first|random)."),
+            help="min_leaf (2), w (semi-supervised target weight: needed with "
+                 "--semi-supervised), w0 (hmlc), ties (first|random)."),
         fmt: str = typer.Option("text", "--format", "-f",
                                 help="text (CLUS's layout) or json."),
         output: Optional[Path] = typer.Option(
@@ -71,8 +67,8 @@ def register(app: typer.Typer) -> None:
         leaves "[prototype]: weight"), so it diffs against a CLUS .out file; a summary goes to
         stderr. Example: frcli tree wq.arff --targets last:14 -p min_leaf=20 --plot wq.png
         """
-        from frcli.commands.rank import _load, parse_param_options
-        from frcli.errors import ConfigError, UserError
+        from frcli.commands.rank import parse_param_options
+        from frcli.errors import ConfigError
         from frcli.jsonio import dumps
 
         fmt = fmt.lower()
@@ -81,25 +77,16 @@ def register(app: typer.Typer) -> None:
         if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
             raise ConfigError(f"--plot {plot}: the file must end in .png, .pdf or .svg")
         params = _tree_params(parse_param_options(param))
-        options = {"targets": targets, "labels": str(labels) if labels else None,
-                   "task": task, "hierarchy": hierarchy,
-                   "nominal": nominal.split(",") if nominal else None,
-                   "semi_supervised": semi_supervised or None}
-        dataset = _load(path, {k: v for k, v in options.items() if v is not None})
-        if dataset.n_examples == 0:
-            raise UserError(f"{path}: no data rows (the file has a header but no examples)")
+        dataset = _data.load_data(path, _data.DataOptions(
+            targets=targets, labels=labels, task=task, hierarchy=hierarchy, nominal=nominal,
+            drop=drop, keep=keep, semi_supervised=semi_supervised))
 
-        from frcli.engines.pct_view import (draw_tree, grow_tree, prototype_names,
-                                            render_text, target_categories, tree_nodes,
-                                            tree_size)
+        from frcli.rankers.tree import grow_tree
 
-        model, grown_on = grow_tree(dataset, **params)
-        root = tree_nodes(model, grown_on)
-        size = tree_size(root)
-        cats = target_categories(grown_on)
-        names = prototype_names(grown_on)
+        tree = grow_tree(dataset, **params)
+        size, names, grown_on = tree.size, tree.prototype, tree.data
         if plot is not None:
-            draw_tree(root, str(plot), cats,
+            tree.draw(str(plot),
                       title=f"{dataset.name}: {size['nodes']} nodes, {size['leaves']} leaves")
         if fmt == "json":
             # jsonio: NaN prototypes become null (JSON has no NaN), any depth is written;
@@ -109,10 +96,10 @@ def register(app: typer.Typer) -> None:
                           "examples": grown_on.n_examples,
                           "features": grown_on.n_features, "prototype": names,
                           "params": {k: params.get(k) for k in TREE_PARAMS if k in params},
-                          "size": size, "tree": root},
+                          "size": size, "tree": tree.root},
                          indent=1 if size["depth"] <= MAX_INDENTED_DEPTH else None) + "\n"
         else:
-            text = render_text(root, cats)
+            text = tree.text()
         typer.echo(f"{dataset.name}: {grown_on.n_examples} examples, {grown_on.n_features} "
                    f"features; {size['nodes']} nodes, {size['leaves']} leaves, depth "
                    f"{size['depth']}; leaves show [{', '.join(names[:8])}"

@@ -70,6 +70,9 @@ class ArffTable:
     lines: np.ndarray | None = None  # file line number of every row (for error messages)
     path: str | None = None
     sparse: bool = False
+    # CSV columns read as nominal because a few of their values are not numbers: column ->
+    # (first such value, its line, how many values are text, how many are known)
+    mixed: dict[int, tuple[str, int, int, int]] = field(default_factory=dict)
 
     @property
     def n_rows(self) -> int:

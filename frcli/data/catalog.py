@@ -168,7 +168,7 @@ def _paths(entry: Entry, rels: list[str]) -> list[Path]:
     return [loc[r] for r in rels]
 
 
-OVERRIDES = ("targets", "labels", "task", "hierarchy", "nominal")
+OVERRIDES = ("targets", "labels", "task", "hierarchy", "nominal", "drop", "keep")
 
 
 def load(name: str, part: str = "all", *, semi_supervised: bool = False, **overrides):
@@ -178,41 +178,67 @@ def load(name: str, part: str = "all", *, semi_supervised: bool = False, **overr
     use ``splits(name, n_train=...)`` for the fixed split). ``overrides`` (``targets``,
     ``labels``, ``task``, ``hierarchy``, ``nominal``) replace the entry's own choices; new
     ``targets`` or ``labels`` also drop the entry's task (inferred again unless ``task`` is
-    given), since the catalog's task was that of its own targets.
+    given), since the catalog's task was that of its own targets. ``drop`` leaves columns out
+    besides the entry's own ``drop``; ``keep`` keeps columns that look like identifiers
+    (``frcli.data.screen``, applied to the rows loaded).
     """
-    from frcli.data.load import load_dataset
-    from frcli.data.splits import concat
-
     entry = get(name)
     if entry.group == "relational":
         return _relational(_paths(entry, [entry.data])[0], name, overrides)
-    semi_supervised = semi_supervised or entry.semi_supervised
     if part not in ("all", "train", "test"):
         raise UserError(f"unknown part {part!r}; allowed: all, train, test")
+    if entry.data and part != "all":
+        raise UserError(f"data set {name!r} is a single file: it has no {part} part")
+    rels = [entry.data] if entry.data else \
+        {"train": entry.train, "test": entry.test, "all": entry.train + entry.test}[part]
+    opts, keep = _load_options(entry, overrides)
+    return _screened(_read(entry, rels, opts, semi_supervised), keep)
+
+
+def _load_options(entry: Entry, overrides: dict) -> tuple[dict, list[str]]:
+    """The options ``load_dataset`` gets for ``entry`` with the user's ``overrides``, and the
+    columns to keep from the identifier screening."""
+    from frcli.data.load import names_list
+
     unknown = set(overrides) - set(OVERRIDES)
     if unknown:
         raise UserError(f"cannot override {sorted(unknown)[0]!r} of a catalog data set; "
                         f"allowed: {', '.join(OVERRIDES)}")
     overrides = {k: v for k, v in overrides.items() if v is not None}
+    keep = names_list(overrides.pop("keep", None))
     opts = entry.load_options()
     if "targets" in overrides or "labels" in overrides:
         opts.pop("task", None)
         opts.pop("targets", None)
+    drop = list(dict.fromkeys(opts.pop("drop", []) + names_list(overrides.pop("drop", None))))
     opts.update(overrides)
+    if drop:
+        opts["drop"] = drop
+    if keep:
+        opts["keep"] = keep      # checked against the file's columns by the loader
     if entry.labels and "labels" not in overrides and "targets" not in overrides:
         opts["labels"] = str(_paths(entry, [entry.labels])[0])
-    if entry.data:
-        if part != "all":
-            raise UserError(f"data set {name!r} is a single file: it has no {part} part")
-        return load_dataset(_paths(entry, [entry.data])[0], name=name,
-                            semi_supervised=semi_supervised, **opts)
-    rels = {"train": entry.train, "test": entry.test, "all": entry.train + entry.test}[part]
-    parts = [load_dataset(p, name=name, semi_supervised=semi_supervised, **opts)
-             for p in _paths(entry, rels)]
+    return opts, keep
+
+
+def _read(entry: Entry, rels: list[str], opts: dict, semi_supervised: bool):
+    """The files ``rels`` of ``entry``, rows concatenated, not yet screened."""
+    from frcli.data.load import load_dataset
+    from frcli.data.splits import concat
+
+    semi_supervised = semi_supervised or entry.semi_supervised
+    parts = [load_dataset(p, name=entry.name, semi_supervised=semi_supervised, screen=False,
+                          **opts) for p in _paths(entry, rels)]
     ds = parts[0]
     for other in parts[1:]:
-        ds = concat(ds, other, name=name)
+        ds = concat(ds, other, name=entry.name)
     return ds
+
+
+def _screened(ds, keep: list[str]):
+    from frcli.data.screen import screen
+
+    return screen(ds, keep=keep, where=f"data set {ds.name!r}")
 
 
 def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False,
@@ -228,12 +254,13 @@ def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False,
 
         ds = load(name)
         return ds, relational_splits(ds, int(entry.split.get("folds", 10)), seed)[0]
-    semi_supervised = semi_supervised or entry.semi_supervised
     kind = entry.split.get("kind", "none")
-    if kind == "given":
-        tr = load(name, "train", semi_supervised=semi_supervised, **overrides)
-        te = load(name, "test", semi_supervised=semi_supervised, **overrides)
-        return S.concat(tr, te, name=name), S.given_split(tr.n_examples, te.n_examples)
+    if kind == "given":    # screened once on every row, so both parts keep the same features
+        opts, keep = _load_options(entry, overrides)
+        tr = _read(entry, entry.train, opts, semi_supervised)
+        te = _read(entry, entry.test, opts, semi_supervised)
+        ds = _screened(S.concat(tr, te, name=name), keep)
+        return ds, S.given_split(tr.n_examples, te.n_examples)
     ds = load(name, semi_supervised=semi_supervised, **overrides)
     if kind == "holdout":
         sp = S.holdout_splits(ds.n_examples, float(entry.split.get("test_size", 1 / 3)),

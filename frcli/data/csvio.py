@@ -6,7 +6,9 @@
   Infinite numbers are an error (a distance or a split cannot use them).
 * Types: a column is numeric when every known value parses as a number, otherwise nominal;
   ``nominal=[names]`` forces columns to nominal. Nominal categories are sorted (numerically
-  when they all are numbers), so the codes do not depend on the row order.
+  when they all are numbers), so the codes do not depend on the row order. A column of
+  numbers with some text is nominal and recorded in ``ArffTable.mixed``: ``load_dataset``
+  refuses it as a target when the text is a typo's share, and warns otherwise.
 """
 from __future__ import annotations
 
@@ -97,14 +99,15 @@ def _parse(p: Path, reader, nominal: Sequence[str] | None, n_lines: int) -> Arff
     values = np.empty((n, A), dtype=np.float64, order="F")
     attrs = []
     cols = list(zip(*rows)) if rows else [()] * A
-    mixed: list[tuple[str, str, int]] = []
+    mixed: dict[int, tuple[str, int, int, int]] = {}
     for j, col in enumerate(cols):
         known = [c for c in col if c not in MISSING]
         nums = [_num(c) for c in known]
         numeric = all(v is not None for v in nums)
         if not numeric and header[j] not in forced and any(v is not None for v in nums):
             k = next(i for i, c in enumerate(col) if c not in MISSING and _num(c) is None)
-            mixed.append((header[j], col[k], int(line_nos[k])))
+            n_text = sum(v is None for v in nums)
+            mixed[j] = (col[k], int(line_nos[k]), n_text, len(known))
         if numeric and header[j] not in forced:
             values[:, j] = [np.nan if c in MISSING else float(c) for c in col]
             bad = np.flatnonzero(np.isinf(values[:, j]))
@@ -117,12 +120,31 @@ def _parse(p: Path, reader, nominal: Sequence[str] | None, n_lines: int) -> Arff
         code = {c: float(k) for k, c in enumerate(cats)}
         values[:, j] = [np.nan if c in MISSING else code[c] for c in col]
         attrs.append(ArffAttribute(header[j], NOMINAL, tuple(cats)))
-    if mixed:   # one text value turns a numeric column nominal: say so, with the line
-        import warnings
+    return ArffTable(p.stem, attrs, values, {}, np.asarray(line_nos, dtype=np.int64), str(p),
+                     mixed=mixed)
 
-        name, value, line = mixed[0]
-        more = f" (and {len(mixed) - 1} more such column(s))" if len(mixed) > 1 else ""
-        warnings.warn(f"{p}:{line}: column {name!r} holds numbers and the text {value!r}: it "
-                      f"is read as nominal{more}; fix the value or write ? for a missing one "
-                      f"(--nominal {name} keeps it nominal without this warning)", stacklevel=3)
-    return ArffTable(p.stem, attrs, values, {}, np.asarray(line_nos, dtype=np.int64), str(p))
+
+class _Rows:
+    """Rows of text cells (header first) where ``_parse`` reads a csv reader: ``line_num`` is
+    the 1-based row number (the header is row 0)."""
+
+    def __init__(self, rows: Sequence[Sequence[str]]):
+        self._rows = iter(rows)
+        self.line_num = -1
+
+    def __iter__(self) -> "_Rows":
+        return self
+
+    def __next__(self) -> Sequence[str]:
+        row = next(self._rows)
+        self.line_num += 1
+        return row
+
+
+def parse_rows(source: str, rows: Sequence[Sequence[str]], *,
+               nominal: Sequence[str] | None = None) -> ArffTable:
+    """Rows of text cells (the header first) typed exactly as the columns of a CSV file are:
+    for tables that are not files (``frcli.data.frame``, the Python API's DataFrames).
+    ``source`` names the table in messages, where a "line" is the 1-based row number."""
+    # no file lines were split, so the one-column delimiter warning does not apply (0 lines)
+    return _parse(Path(source), _Rows(rows), nominal, 0)

@@ -184,6 +184,12 @@ class Dataset:
             labeled=self.labeled[rows],
         )
 
+    def without_features(self, names: Sequence[str]) -> "Dataset":
+        """A copy without the features called ``names`` (an unknown name is ignored)."""
+        out = set(names)
+        keep = [j for j, a in enumerate(self.features) if a.name not in out]
+        return replace(self, X=self.X[:, keep], features=[self.features[j] for j in keep])
+
     def with_unlabeled(self, mask: np.ndarray) -> "Dataset":
         """A copy where rows in ``mask`` have their targets hidden (semi-supervised).
 

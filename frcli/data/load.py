@@ -19,6 +19,14 @@ Choices where the file formats are silent (documented in docs and tests):
   trigger a warning, since a supervised ranker cannot use them.
 * ``string``/``date`` attributes are ignored with a warning; a ``hierarchical`` attribute that
   is not the target becomes a nominal feature over its distinct row strings.
+* A CSV target column of numbers with a few text values (at most ``FEW_TEXT`` of its known
+  values, at least one: ``n/a``, ``?x``, ``1.2.3``) is an error naming the line and the value:
+  read as nominal, it would silently turn a regression into a many-class problem. With more
+  text the column is taken as nominal on purpose, with a warning, as is a feature column
+  of numbers and text (a feature's type does not change the task).
+* Identifier columns are left out of the features, with a notice, and nominal features with
+  very many categories are warned about (``frcli.data.screen``); ``keep`` names columns to
+  keep anyway, ``drop`` columns to leave out.
 """
 from __future__ import annotations
 
@@ -32,13 +40,18 @@ import numpy as np
 
 from frcli.data.arff import HIERARCHICAL, NOMINAL, NUMERIC, ArffAttribute, ArffTable, read_arff
 from frcli.data.dataset import TASKS, Attribute, Dataset, Hierarchy
-from frcli.errors import DataError, UserError, choices_error, option
+from frcli.data.screen import check_names
+from frcli.data.screen import screen as screen_features
+from frcli.errors import DataError, UserError, choices_error, option, option_name
 
 ARFF_EXTS = (".arff",)
 CSV_EXTS = (".csv", ".tsv", ".txt")
 _POSITIVE = {"yes", "true", "y", "t", "pos", "positive", "+"}
 _RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
 _LAST = re.compile(r"^\s*last\s*:\s*(\d+)\s*$", re.I)
+# a target of numbers whose text values are at most this share of its known values (and at
+# least one) holds typos, not categories: 1 "n/a" in 49 numbers, 5 in 100, 30 in 300
+FEW_TEXT = 0.10
 
 
 class NoTargetsError(UserError):
@@ -173,20 +186,36 @@ def _raw_as_nominal(table: ArffTable, j: int) -> tuple[Attribute, np.ndarray]:
 def load_dataset(path: str | os.PathLike, *, targets=None, labels: str | os.PathLike | None = None,
                  task: str | None = None, hierarchy: str | None = None,
                  nominal: Sequence[str] | None = None, semi_supervised: bool = False,
-                 name: str | None = None, drop: Sequence[str] | None = None) -> Dataset:
+                 name: str | None = None, drop: Sequence[str] | str | None = None,
+                 keep: Sequence[str] | str | None = None, screen: bool = True) -> Dataset:
     """Read ``path`` (ARFF, CSV, TSV) into a ``Dataset``; see the module docstring.
 
-    ``drop``: attribute names left out entirely (e.g. an identifier such as genbase's
-    ``protein``).
+    ``drop``: column names left out entirely (e.g. an identifier the rule does not catch);
+    ``keep``: columns kept although they look like identifiers (``frcli.data.screen``); both
+    take a list or a comma-separated string. ``screen=False`` leaves the screening to the
+    caller: a loader that joins several files screens their union once, so that train and
+    test files keep the same features.
     """
     if task is not None and task not in TASKS:
         raise choices_error("task", task, TASKS)
     if hierarchy is not None and hierarchy not in ("tree", "dag"):
         raise choices_error("hierarchy type", hierarchy, ("tree", "dag"))
     table = read_table(path, nominal=nominal)
-    return table_to_dataset(table, targets=targets, labels=labels, task=task,
-                            hierarchy=hierarchy, semi_supervised=semi_supervised,
-                            name=name or Path(path).stem, drop=drop)
+    ds = table_to_dataset(table, targets=targets, labels=labels, task=task,
+                          hierarchy=hierarchy, semi_supervised=semi_supervised,
+                          name=name or Path(path).stem, drop=drop, keep=keep)
+    if not screen:
+        return ds
+    return screen_features(ds, keep=names_list(keep), where=str(path))
+
+
+def names_list(names: Sequence[str] | str | None) -> list[str]:
+    """Column names given as a list or as one comma-separated string (``--drop a,b``)."""
+    if names is None:
+        return []
+    if isinstance(names, str):
+        names = names.split(",")
+    return [str(n).strip() for n in names if str(n).strip()]
 
 
 def _select_targets(table: ArffTable, targets, labels) -> tuple[list[int], dict | None]:
@@ -248,18 +277,24 @@ def _infer_task(tattrs: list[ArffAttribute]) -> str:
 
 def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str | None = None,
                      hierarchy: str | None = None, semi_supervised: bool = False,
-                     name: str | None = None, drop: Sequence[str] | None = None) -> Dataset:
-    """The ``ArffTable`` → ``Dataset`` half of ``load_dataset`` (also used on CSV tables)."""
+                     name: str | None = None, drop: Sequence[str] | str | None = None,
+                     keep: Sequence[str] | str | None = None) -> Dataset:
+    """The ``ArffTable`` → ``Dataset`` half of ``load_dataset`` (also used on CSV tables);
+    ``keep`` is only checked here (the screening uses it)."""
     path = table.path
     attrs = table.attributes
     tidx, label_parents = _select_targets(table, targets, labels)
-    dropped = set()
-    for nm in drop or ():
-        if nm not in table.names:
-            raise UserError(f"drop: no attribute named {nm!r} in {path}")
-        dropped.add(table.names.index(nm))
+    drop = check_names(names_list(drop), table.names, "drop", path)
+    keep = check_names(names_list(keep), table.names, "keep", path)
+    both = sorted(set(drop) & set(keep))
+    if both:
+        raise UserError(f"column {both[0]!r} is given to both {option_name('drop')} and "
+                        f"{option_name('keep')}")
+    dropped = {table.names.index(nm) for nm in drop}
     if dropped & set(tidx):
-        raise UserError("an attribute cannot be both a target and dropped")
+        nm = table.names[min(dropped & set(tidx))]
+        raise UserError(f"column {nm!r} cannot be both a target and dropped "
+                        f"({option_name('drop')})")
     if task == "unsupervised":
         tidx_feat_excluded = set(tidx)
         tidx = []
@@ -277,6 +312,9 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
     if any(a.type == HIERARCHICAL for a in tattrs) and len(tattrs) > 1:
         raise UserError("a hierarchical target must be the only target (got "
                         f"{', '.join(a.name for a in tattrs)})")
+
+    _check_mixed(table, tidx, [j for j in range(len(attrs))
+                               if j not in tidx_feat_excluded and j not in dropped])
 
     if task is None:
         task = "unsupervised" if not tidx else _infer_task(tattrs)
@@ -351,6 +389,32 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
                    features=features, task=task, Y=Y, targets=tlist, hierarchy=hier,
                    labeled=labeled, source=str(path) if path else None,
                    semi_supervised=semi_supervised)
+
+
+def _check_mixed(table: ArffTable, tidx: list[int], features: list[int]) -> None:
+    """A target of numbers with a typo's share of text is an error (file, line, value); any
+    other column of numbers and text, read as nominal, gets a warning."""
+    path = table.path
+    for j in tidx:
+        if j not in table.mixed:
+            continue
+        value, line, n_text, n_known = table.mixed[j]
+        if n_text <= max(1.0, FEW_TEXT * n_known):
+            name = table.attributes[j].name
+            many = f" ({n_text} of its {n_known} values are not numbers)" if n_text > 1 else ""
+            raise DataError(f"target {name!r} holds numbers and the text {value!r}{many}: "
+                            f"fix the value, or write ? (or nothing) for a missing one; "
+                            f"{option('nominal', name)} reads the column as classes", path,
+                            line)
+    shown = [j for j in tidx + features if j in table.mixed]
+    if shown:
+        value, line, n_text, n_known = table.mixed[shown[0]]
+        name = table.attributes[shown[0]].name
+        more = f" (and {len(shown) - 1} more such column(s))" if len(shown) > 1 else ""
+        warnings.warn(f"{path}:{line}: column {name!r} holds numbers and the text {value!r}: it "
+                      f"is read as nominal{more}; fix the value or write ? for a missing one "
+                      f"({option('nominal', name)} keeps it nominal without this warning)",
+                      stacklevel=4)
 
 
 def _warn_degenerate(path, features: list[Attribute], X: np.ndarray, task: str, Y, labeled

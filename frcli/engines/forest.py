@@ -293,6 +293,7 @@ def _truth_matrix(spec: ClusteringSpec) -> np.ndarray:
 # -- parameters ----------------------------------------------------------------------------
 
 GENIE3_MISSING = ("clus", "known")
+TIES = ("share", "first", "random")
 
 
 def resolve_max_features(value: Any, F: int, ensemble: str) -> int:
@@ -333,10 +334,19 @@ class PCTForest:
     distribution (classification), label probabilities (mlc, hmlc), or the centroid of all
     feature columns (unsupervised). ``scores()`` gives the ranking scores of the grown trees.
     ``w`` (semi-supervised) applies only when some rows are unlabeled; ``None`` = supervised.
-    ``ties``: which of several tests that split a node equally well (within CLUS's 1e-6) wins:
-    ``"first"``, the feature first in the data (CLUS's rule, the default: single trees are
-    then CLUS's trees), or ``"random"``, a uniformly random one (rankings then do not depend on
-    the order of the columns; see ``_splitter.draw_features``).
+    ``ties``: what happens when several candidate tests of a node are equally good (their
+    heuristic within CLUS's 1e-6), as on small nodes and on data written with limited
+    precision. ``"share"`` (default): the tree is CLUS's (its node tests the feature first in
+    the data, so trees and predictions equal ``"first"``'s), and the node's Symbolic and
+    Genie3 credit goes in equal parts to every feature whose test tied; for the RF score the
+    out-of-bag rows follow a realisation of each tree in which every tied node tests one of
+    the tied features that split its rows identically, drawn uniformly (``_tree.tree_realised``),
+    so a feature the rule passed over is still permuted where it could have been used. The
+    rankings then do not depend on the order of the columns. ``"first"``: CLUS's rule, the
+    feature first in the data wins and takes all the credit (CLUS-exact scores; the rankings
+    follow the column order wherever tests tie). ``"random"``: the node's candidates are seen
+    in a random order, so a random one of the tied tests wins (other trees than CLUS's, and
+    more seed-to-seed variation than ``"share"``).
     ``genie3_missing``: how a test on a feature with missing values scores in Genie3 (the
     trees are the same either way). ``"clus"`` (default): CLUS's rule
     (``ClusEnsembleFeatureRanking.calculateGENI3value``), the node's variance minus its
@@ -351,7 +361,7 @@ class PCTForest:
 
     def __init__(self, ensemble: str = "rf", trees: int = 100, max_features: Any = None,
                  min_leaf: float = 2.0, bootstrap: bool | None = None, w: float | None = None,
-                 w0: float = 0.75, hmlc_normalise: bool = False, ties: str = "first",
+                 w0: float = 0.75, hmlc_normalise: bool = False, ties: str = "share",
                  seed: int = 0, jobs: int = 1, genie3_missing: str = "clus"):
         if ensemble not in ENSEMBLES:
             from frcli.errors import choices_error
@@ -368,9 +378,9 @@ class PCTForest:
         self.w = w
         self.w0 = w0
         self.hmlc_normalise = hmlc_normalise
-        if ties not in ("first", "random"):
+        if ties not in TIES:
             from frcli.errors import choices_error
-            raise choices_error("ties", ties, ("first", "random"))
+            raise choices_error("ties", ties, TIES)
         self.ties = ties
         if genie3_missing not in GENIE3_MISSING:
             from frcli.errors import choices_error
@@ -423,6 +433,7 @@ class PCTForest:
             per_target=per_target and G > 0,
             progress=progress.slots(len(seeds), "trees grown"),
             random_ties=self.ties == "random",
+            share_ties=self.ties == "share",
             genie3_missing_both=self.genie3_missing == "clus",
             **({} if codes is None else {"codes": codes, "offset": spec.offset}))
         spec.raw = None              # the model keeps weights and offsets, not the data
@@ -506,6 +517,8 @@ class PCTForest:
         else:
             depth = np.concatenate([t["depth"] for t in self.trees_])[inner]
             sw = float(symbolic_weight) ** depth
+        if all("tie_ptr" in t for t in self.trees_) and self.trees_:
+            f, sw, hstar = _shared_credit(self.trees_, inner, f, sw, hstar)
         out: dict[str, Any] = {
             "symbolic": np.bincount(f, weights=sw, minlength=F)[:F] / T,
             "genie3": np.bincount(f, weights=hstar, minlength=F)[:F] / T,
@@ -523,6 +536,44 @@ class PCTForest:
             if self._per_target:
                 out["rf_per_target"] = self._res["rf_per_target"] / T
         return out
+
+
+def _shared_credit(trees: list[dict], inner: np.ndarray, f: np.ndarray, sw: np.ndarray,
+                   hstar: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ties=share: each internal node's credit (sw, hstar; ``inner`` selects the internal
+    nodes of the concatenated trees) in equal parts for its feature ``f`` and the features
+    that tie with it (the trees' ``tie_ptr``/``tie_feat``). Returns the (feature, sw, hstar)
+    entries to sum."""
+    k = np.concatenate([np.diff(t["tie_ptr"]) for t in trees])[inner]
+    if not k.any():
+        return f, sw, hstar
+    part = 1.0 / (k + 1.0)
+    tied = np.concatenate([t["tie_feat"] for t in trees])
+    return (np.concatenate([f, tied]), np.concatenate([sw * part, np.repeat(sw * part, k)]),
+            np.concatenate([hstar * part, np.repeat(hstar * part, k)]))
+
+
+def realised_tree(tree: dict, ncat: np.ndarray) -> dict:
+    """The tree as the RF score routes rows under ties=share (``_tree.tree_realised``): at
+    each node in ``alt_node`` the drawn tied test replaces the node's (a nominal one's values
+    from ``alt_cats``; ``alt_swap``: its lower side is the node's right child). The leaves
+    and their training rows are the tree's. The kernel draws the realisation when the forest
+    computes the RF score or keeps its trees' values (``fit``); a tree without one is
+    returned as is."""
+    if "alt_node" not in tree or len(tree["alt_node"]) == 0:
+        return tree
+    r = {k: np.array(v, copy=True) for k, v in tree.items()}
+    nodes = tree["alt_node"]
+    feats = tree["alt_feature"]
+    r["feature"][nodes] = feats
+    r["threshold"][nodes] = tree["alt_threshold"]
+    nominal = ncat[feats] > 0
+    r["offset"][nodes[nominal]] = len(tree["cats"]) + tree["alt_offset"][nominal]
+    r["cats"] = np.concatenate([tree["cats"], tree["alt_cats"]]).astype(np.uint8)
+    sw = nodes[tree["alt_swap"] == 1]
+    r["left"][sw], r["right"][sw] = tree["right"][sw], tree["left"][sw]
+    r["p_left"][sw] = 1.0 - tree["p_left"][sw]
+    return r
 
 
 def genie3_raw(spec: ClusteringSpec, per_target: np.ndarray) -> np.ndarray:
@@ -578,7 +629,7 @@ def _cv_loss(ds: Dataset, model: PCTForest, rows: np.ndarray) -> float:
 
 
 def choose_w(ds: Dataset, *, ensemble: str, trees: int, max_features: Any, min_leaf: float,
-             bootstrap: bool | None, w0: float, seed: int, jobs: int, ties: str = "first",
+             bootstrap: bool | None, w0: float, seed: int, jobs: int, ties: str = "share",
              folds: int = 4,
              grid: tuple[float, ...] = W_GRID) -> tuple[float, dict[float, float]]:
     """Pick w by K-fold CV over the labeled rows (unlabeled rows join every training part,
@@ -597,9 +648,11 @@ def choose_w(ds: Dataset, *, ensemble: str, trees: int, max_features: Any, min_l
             train_lab = np.concatenate([parts[j] for j in range(k) if j != i])
             train = train_lab if w >= 1.0 else np.concatenate([train_lab, unl])
             sub = ds.subset(np.sort(train))
+            # these forests only predict: "share" grows "first"'s trees, without the ties
             model = PCTForest(ensemble, trees=trees, max_features=max_features,
                               min_leaf=min_leaf, bootstrap=bootstrap,
-                              w=w if w < 1.0 else None, w0=w0, ties=ties, seed=seed + i,
+                              w=w if w < 1.0 else None, w0=w0,
+                              ties="first" if ties == "share" else ties, seed=seed + i,
                               jobs=jobs)
             model.fit(sub)
             total += _cv_loss(ds, model, test)
@@ -614,7 +667,7 @@ def forest_scores(dataset: Dataset, ensemble: str = "rf", *, trees: int = 100,
                   max_features: Any = None, min_leaf: float = 2.0,
                   bootstrap: bool | None = None, w: float | str | None = None,
                   w0: float = 0.75, symbolic_weight: float | str = 0.5,
-                  rf_score: bool | None = None, per_target: bool = True, ties: str = "first",
+                  rf_score: bool | None = None, per_target: bool = True, ties: str = "share",
                   rf_variant: str = "thesis", seed: int = 0, jobs: int = 1,
                   genie3_missing: str = "clus") -> dict[str, Any]:
     """Grow one forest and return every score it supports, so a caller that needs Symbolic,
@@ -700,7 +753,7 @@ def forest_scores_sizes(dataset: Dataset, ensemble: str = "rf", *, sizes: Sequen
                         bootstrap: bool | None = None, w: float | str | None = None,
                         w0: float = 0.75, symbolic_weight: float | str = 0.5,
                         rf_score: bool | None = None, per_target: bool = True,
-                        ties: str = "first", rf_variant: str = "thesis", seed: int = 0,
+                        ties: str = "share", rf_variant: str = "thesis", seed: int = 0,
                         jobs: int = 1, genie3_missing: str = "clus"
                         ) -> dict[int, dict[str, Any]]:
     """``{n: forest_scores(..., trees=n)}`` for every n in ``sizes``, from one growth.

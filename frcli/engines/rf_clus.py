@@ -12,7 +12,8 @@ the RMSE of each target in the target's own units (the overall column: their mea
 why CLUS's values are 5-10x larger than the thesis's on most sets, and why its ranking leans
 towards the features a tree uses late. Our default keeps the papers' definition; this module
 reproduces CLUS's numbers for users who compare with it. Numeric targets only (regression and
-MTR); the forest is the same one the other scores come from.
+MTR); the forest is the same one the other scores come from, and under ``ties=share`` the trees
+are realised as for the thesis score (``frcli.engines.forest.realised_tree``).
 """
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(overall (F,), per target (T, F)) CLUS-style RF scores of a fitted ``PCTForest``
     grown with ``keep_values=True`` on ``dataset`` with bootstrapping."""
     from frcli._ext import _forest
+    from frcli.engines.forest import realised_tree
 
     if dataset.task not in ("regression", "mtr"):
         raise ConfigError(f"rf_variant=clus is CLUS's RF score for numeric targets; this is "
@@ -61,7 +63,8 @@ def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
         d2 = (P - Yo) ** 2
         return np.sqrt(np.nanmean(d2, axis=0))     # missing targets are skipped, as in CLUS
 
-    for t, tree in enumerate(model.trees_):
+    for t, grown in enumerate(model.trees_):
+        tree = realised_tree(grown, model.ncat_)     # ties=share: as the thesis score does
         oob = np.flatnonzero(counts[t] == 0)
         if oob.size == 0:
             continue

@@ -609,7 +609,8 @@ def summary_table(directory: str | Path, max_rows: int = 30, max_datasets: int =
     else:
         for m in dict.fromkeys(t.measures):
             rows = [i for i, x in enumerate(t.measures) if x == m]
-            cols.append((f"{m} {'↓' if lower_is_better(m) else '↑'}\nmean of {len(rows)} sets",
+            sets = f"{len(rows)} set{'s' if len(rows) != 1 else ''}"
+            cols.append((f"{m} {'↓' if lower_is_better(m) else '↑'}\nmean of {sets}",
                          t.raw[rows].mean(axis=0)))
     for title, _ in cols:
         table.add_column(title, justify="right", overflow="fold")

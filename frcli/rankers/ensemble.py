@@ -167,10 +167,11 @@ class EnsembleRanker(Ranker):
               "(internal 4-fold CV over 0, 0.1, ..., 1)"),
         Param("w0", parse_float, 0.75, "hmlc label-weight base w(l) = w0 * agg(parents)",
               lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
-        Param("ties", parse_choice("first", "random"), "first",
-              "tests that split a node equally well (within 1e-6): 'first' = the feature "
-              "first in the data (CLUS), 'random' = a random one (column order then does "
-              "not matter)"),
+        Param("ties", parse_choice("share", "first", "random"), "share",
+              "equally good tests of a node (within 1e-6): 'share' = CLUS's tree, the node's "
+              "credit shared equally by the tied features (rankings do not depend on the "
+              "column order), 'first' = the feature first in the data takes it (CLUS), "
+              "'random' = a random one wins"),
         Param("genie3_scale", parse_choice("normalised", "raw"), "normalised",
               "overall Genie3: 'normalised' = sum of h* (the papers), 'raw' = mean over "
               "targets of each target's variance reduction in its units (CLUS's .fimp "

@@ -8,7 +8,15 @@
 * ``labels(rows)``: the same for a set of runs, plus the parameters that vary among one
   method's runs, so variants never share a label (``relief(neighbours=5)`` beside
   ``relief(neighbours=15)``, although 15 is the default);
-* ``full_label(method, params)``: every parameter (the header of ``frcli rank``).
+* ``full_label(method, params)``: every parameter (the header of ``frcli rank``);
+* ``labels_within(rows, groups)``: ``labels`` applied to each group of runs on its own.
+
+The set of runs a label is computed over is one experiment (one result store): ``frcli stats
+results/`` (a folder of experiments, one analysis each), ``frcli stats results/mtr``, the
+experiment summary and the report all label a run as its own experiment does, whatever else
+lies in the folder. Stores named together on one command line are pooled into one analysis,
+and so labelled together: a parameter that differs between them is shown, so that different
+settings never share a label and equal settings pair up across the stores.
 
 Values are written as a user types them (``min_leaf=2``, ``bootstrap=true``; see
 ``frcli.display.param_value``). Methods the registry does not know (a CSV from elsewhere)
@@ -96,3 +104,15 @@ def labels(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
         shown[m] = _ordered(m, varying + extra)
     return [display.label(str(m), dict(p or {}), [k for k in shown[str(m)] if k in (p or {})])
             for m, p in rows]
+
+
+def labels_within(rows: Sequence[tuple[str, Mapping[str, Any]]],
+                  groups: Sequence[Any]) -> list[str]:
+    """``labels`` computed within each group (an experiment) on its own: a run's label does
+    not depend on the runs of other groups."""
+    out: list[str] = [""] * len(rows)
+    for g in dict.fromkeys(groups):
+        idx = [i for i, x in enumerate(groups) if x == g]
+        for i, name in zip(idx, labels([rows[i] for i in idx])):
+            out[i] = name
+    return out

@@ -14,12 +14,23 @@ single-target ensemble per target, importances averaged), the bare scores ``symb
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from frcli.errors import UserError, choices_error
-from frcli.rankers.base import Ranker
+
+if TYPE_CHECKING:    # the CLI reads DEFAULT_METHOD for its help: no numpy at start-up
+    from frcli.rankers.base import Ranker
+
+# The method used when none is named (``frcli rank`` without --method, ``frcli.rank(data)``,
+# ``FeatureRanker()``): a real ranker, not a baseline that ranks every feature alike. The
+# bare Genie3 score takes the ensemble the papers chose for the data's task and setting.
+DEFAULT_METHOD = "genie3"
 
 SCORES = ("symbolic", "genie3", "rf")
 ENSEMBLES = ("rf", "bagging", "et")
+# the method used when none is named (frcli rank, frcli.rank, FeatureRanker): the bare Genie3
+# score, which takes the ensemble the papers chose for the data's task
+DEFAULT_METHOD = "genie3"
 
 # name -> "module:ClassName"; each class takes the method name as its only argument.
 _REGISTRY: dict[str, str] = {

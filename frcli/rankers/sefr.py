@@ -45,7 +45,9 @@ class SEFRRanker(Ranker):
         known = ~np.isnan(y)
         pool = np.flatnonzero(~known) if ds.semi_supervised else np.zeros(0, dtype=np.intp)
         per_round = max(1, int(np.ceil(params["step"] * pool.size)))
-        kw = dict(trees=params["trees"], min_leaf=float(params["min_leaf"]), jobs=jobs)
+        # CLUS's tie rule, as the SSL papers' forests (and this baseline's stored runs) used
+        kw = dict(trees=params["trees"], min_leaf=float(params["min_leaf"]), ties="first",
+                  jobs=jobs)
         rounds = added = 0
         while pool.size:
             rows = np.flatnonzero(known)

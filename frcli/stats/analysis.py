@@ -96,6 +96,23 @@ def title(c) -> str:
     return f"{e}{measure_title(c)}{g} (N = {n} data set{'s' if n != 1 else ''})"
 
 
+NOT_SIGNIFICANT = "no significant difference"
+
+
+def decision_header(c) -> str:
+    """The heading of a pairwise table's Wilcoxon decision column: what decided it."""
+    return f"Wilcoxon + {c.correction.upper()} decision (α = {c.alpha:g})"
+
+
+def wilcoxon_decision(q: dict, better: str | None = None) -> str:
+    """One pair's decision in words: which method is better, or no significant difference
+    (``better`` overrides the pair's own, for a comparison against a control)."""
+    if not q["wilcoxon_significant"]:
+        return NOT_SIGNIFICANT
+    better = better or q.get("better")
+    return f"{better} better" if better else "significant difference"
+
+
 def rounding_note(c) -> str:
     r = c.meta.get("rounding", "none")
     return "unrounded values" if r == "none" else f"values rounded to {r} before ranking"
@@ -135,15 +152,14 @@ def markdown(c, heading: str = "##") -> str:
               f"{fmt.cd(c.nemenyi_cd)} (α = {c.alpha:g})."]
     for n in c.meta.get("notes", []):
         lines += ["", f"Note: {n}."]
-    lines += ["", "| A | B | rank diff. | Nemenyi | Wilcoxon p | adj. p | W/T/L | Wilcoxon+"
-              f"{c.correction.upper()} |", "|---|---|---:|:-:|---:|---:|:-:|:-:|"]
+    lines += ["", "| A | B | rank diff. | Nemenyi | Wilcoxon p | adj. p | W/T/L | "
+              f"{decision_header(c)} |", "|---|---|---:|:-:|---:|---:|:-:|---|"]
     for q in c.pairs:
         lines.append(f"| {q['a']} | {q['b']} | {fmt.rank(q['rank_difference'])} | "
                      f"{'yes' if q['nemenyi_significant'] else 'no'} | "
                      f"{fmt.p_value(q['wilcoxon_p_value'])} | "
                      f"{fmt.p_value(q['wilcoxon_p_adjusted'])} | "
-                     f"{q['a_wins']}/{q['ties']}/{q['b_wins']} | "
-                     f"{'yes' if q['wilcoxon_significant'] else 'no'} |")
+                     f"{q['a_wins']}/{q['ties']}/{q['b_wins']} | {wilcoxon_decision(q)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -71,6 +71,34 @@ def _varying(info) -> dict[str, list]:
     return out
 
 
+_MARKERS = "osD^vP*Xph<>"
+_DASHES = ((0, (5, 2)), (0, (1, 1.5)), (0, (7, 2, 1.5, 2)), (0, (3, 1.5)),
+           (0, (7, 2, 1.5, 2, 1.5, 2)))
+
+
+def series_style(i: int, *, reference: bool = False) -> dict:
+    """Line style of the ``i``-th series of a figure: its own colour, and a hollow marker of
+    its own shape (a marker on top of another leaves both visible), or for a reference line
+    (a method without the plotted parameter) its own dash pattern and no marker."""
+    import matplotlib
+
+    colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour = colours[i % len(colours)]
+    if reference:
+        return {"color": colour, "lw": 1.2, "ls": _DASHES[i % len(_DASHES)]}
+    return {"color": colour, "lw": 1.3, "marker": _MARKERS[i % len(_MARKERS)], "ms": 5,
+            "mfc": "none", "mew": 1.2}
+
+
+def side_legend(fig, handles, title: str | None = None) -> None:
+    """Every series named in one column to the right of the axes, in the order given (the
+    callers pass them top to bottom as drawn): labels never overlap each other or the
+    lines, whatever the values."""
+    if handles:
+        fig.legend(handles=handles, loc="outside right upper", fontsize=7, frameon=False,
+                   title=title, title_fontsize=7, alignment="left")
+
+
 def _natural(s: str):
     """Sort key with numbers compared as numbers (neighbours=5 before neighbours=10)."""
     import re
@@ -195,23 +223,24 @@ def curves_from_frame(part, *, measure: str, lower_is_better: bool, x: str | Non
             lines.setdefault(key, []).append((float(p[x]), float(mval)))
         else:
             flat[key] = float(mval)
-    fig = Figure(figsize=(6.4, 4.0), dpi=150, layout="constrained")
+    fig = Figure(figsize=(8.0, 4.0), dpi=150, layout="constrained")
     ax = fig.subplots()
-    for key, pts in sorted(lines.items(), key=lambda kv: _natural(kv[0])):
+    drawn = []
+    for i, (key, pts) in enumerate(sorted(lines.items(), key=lambda kv: _natural(kv[0]))):
         pts.sort()
-        ax.plot([a for a, _ in pts], [b for _, b in pts], marker="o", ms=3.5, lw=1.2, label=key)
-    for key, val in flat.items():
-        ax.axhline(val, ls="--", lw=1.0, color="0.4")
-        ax.annotate(key, (1.0, val), xycoords=("axes fraction", "data"), ha="right",
-                    va="bottom", fontsize=7, color="0.3")
+        drawn.append((pts[-1][1], ax.plot([a for a, _ in pts], [b for _, b in pts],
+                                          label=key, zorder=3, **series_style(i))[0]))
+    for j, (key, val) in enumerate(sorted(flat.items(), key=lambda kv: _natural(kv[0]))):
+        drawn.append((val, ax.axhline(val, label=key, zorder=2,
+                                      **series_style(len(lines) + j, reference=True))))
+    side_legend(fig, [h for _, h in sorted(drawn, key=lambda d: -d[0])],
+                title=f"dashed: methods without {x}" if flat else None)
     vals = [float(v) for v in varying[x]]
     if min(vals) > 0 and max(vals) / min(vals) >= 20:
         ax.set_xscale("log")
     ax.set_xlabel(x)
-    ax.set_ylabel(f"mean {measure} over {len(wide)} data set{'s' if len(wide) != 1 else ''} "
+    ax.set_ylabel(f"mean {measure} over {len(wide)} data set{'s' if len(wide) != 1 else ''}\n"
                   f"({'lower' if lower_is_better else 'higher'} is better)")
-    if lines:
-        ax.legend(fontsize=7, frameon=False, loc="best")
     ax.grid(alpha=0.3)
     if title:
         ax.set_title(title, fontsize=10)

@@ -252,7 +252,8 @@ def _summary(c) -> str:
 
 
 def _tests(comps, notes) -> str:
-    from frcli.stats.analysis import cd_figures, rounding_note, title
+    from frcli.stats.analysis import (cd_figures, decision_header, rounding_note, title,
+                                      wilcoxon_decision)
 
     out = []
     for c in comps:
@@ -279,11 +280,11 @@ def _tests(comps, notes) -> str:
         rows = [[q["a"], q["b"], fmt.rank(q["rank_difference"]),
                  "yes" if q["nemenyi_significant"] else "no",
                  fmt.p_value(q["wilcoxon_p_value"]), fmt.p_value(q["wilcoxon_p_adjusted"]),
-                 f"{q['a_wins']}/{q['ties']}/{q['b_wins']}",
-                 "yes" if q["wilcoxon_significant"] else "no"] for q in c.pairs]
+                 f"{q['a_wins']}/{q['ties']}/{q['b_wins']}", wilcoxon_decision(q)]
+                for q in c.pairs]
         out.append(table(["A", "B", "Δ rank", "Nemenyi", "Wilcoxon p",
                           f"adj. p ({c.correction.upper()})", "A wins/ties/B wins",
-                          "Wilcoxon"], rows,
+                          decision_header(c)], rows,
                          numeric=[False, False, True, False, True, True, False, False]))
     for n in notes:
         if not any(n.endswith(x) for c in comps for x in c.meta.get("notes", [])):
@@ -341,6 +342,7 @@ def _curves(df) -> str:
     measure over each numeric parameter that varies (``frcli stats --plot curves``)."""
     from matplotlib.figure import Figure
 
+    from frcli.stats.plots import series_style, side_legend
     from frcli.stats.table import main_measures, method_labels
 
     out = []
@@ -355,16 +357,18 @@ def _curves(df) -> str:
                 continue
             m = sub["measure"].str.split("@").str[0].iloc[0]
             sub = sub.assign(f=sub["measure"].str.split("@").str[1].astype(float))
-            fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+            fig = Figure(figsize=(8.0, 3.8), layout="constrained")
             ax = fig.subplots()
-            for lab, part in sub.groupby("label", sort=False):
+            drawn = []
+            for i, (lab, part) in enumerate(sub.groupby("label", sort=False)):
                 pts = part.groupby("f")["value"].mean().sort_index()
-                ax.plot(pts.index, pts.values, marker="o", ms=3, lw=1.2, label=lab)
+                drawn.append((pts.values[-1], ax.plot(pts.index, pts.values, label=lab,
+                                                      **series_style(i))[0]))
             ax.set_xscale("log", base=2)
             ax.set_xlabel("top f features")
             ax.set_ylabel(f"{m} (mean over splits)")
             ax.set_title(f"{ds}: {m} with the top f features", fontsize=10)
-            ax.legend(fontsize=7, frameon=False)
+            side_legend(fig, [h for _, h in sorted(drawn, key=lambda d: -d[0])])
             ax.grid(alpha=0.3)
             out.append(figure_png(fig, f"{ds}: {m} of the weighted kNN using only the top f "
                                        "features of each ranking."))

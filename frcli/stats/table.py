@@ -141,17 +141,21 @@ def _fmt_param(v) -> str:
 
 
 def method_labels(df: pd.DataFrame) -> pd.Series:
-    """Each row's method label (``frcli.rankers.labels.labels``): the method plus the params
-    that differ from its defaults or vary among its rows, e.g. ``relief(neighbours=5)``."""
+    """Each row's method label (``frcli.rankers.labels.labels_within``): the method plus the
+    params that differ from its defaults or vary among its rows *of the same experiment*,
+    e.g. ``relief(neighbours=5)``; experiments read from one folder never change each other's
+    labels."""
     if "params" not in df.columns:
         return df["method"].astype(str)
-    from frcli.rankers.labels import labels
+    from frcli.rankers.labels import labels_within
 
-    pairs = list(dict.fromkeys(zip(df["method"].astype(str), df["params"].astype(str))))
-    names = labels([(m, parse_params(p)) for m, p in pairs])
-    lookup = dict(zip(pairs, names))
-    return pd.Series([lookup[(m, p)] for m, p in zip(df["method"].astype(str),
-                                                     df["params"].astype(str))],
+    exp = df["experiment"].astype(str) if "experiment" in df.columns else \
+        pd.Series("", index=df.index)
+    keys = list(dict.fromkeys(zip(exp, df["method"].astype(str), df["params"].astype(str))))
+    names = labels_within([(m, parse_params(p)) for _, m, p in keys], [e for e, _, _ in keys])
+    lookup = dict(zip(keys, names))
+    return pd.Series([lookup[k] for k in zip(exp, df["method"].astype(str),
+                                             df["params"].astype(str))],
                      index=df.index, dtype=object)
 
 

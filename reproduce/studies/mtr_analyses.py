@@ -64,13 +64,14 @@ def vol(line: str) -> str:
 
 # -- timing: each of the 12 candidates alone (no forest sharing), a few splits -----------------
 CANDIDATES = {  # paper name -> (method, params)
-    "Genie3-RF-STR": ("genie3-rf-str", {"trees": 100, "min_leaf": 2}),
-    "Genie3-RF-MTR": ("genie3-rf", {"trees": 100, "min_leaf": 2}),
-    "Symb50-RF-MTR": ("symbolic-rf", {"trees": 100, "min_leaf": 2, "symbolic_weight": 0.5}),
+    "Genie3-RF-STR": ("genie3-rf-str", {"trees": 100, "min_leaf": 2, "ties": "first"}),
+    "Genie3-RF-MTR": ("genie3-rf", {"trees": 100, "min_leaf": 2, "ties": "first"}),
+    "Symb50-RF-MTR": ("symbolic-rf", {"trees": 100, "min_leaf": 2, "symbolic_weight": 0.5,
+                                      "ties": "first"}),
     "Symb50-RF-STR": ("symbolic-rf-str", {"trees": 100, "min_leaf": 2,
-                                          "symbolic_weight": 0.5}),
-    "RF-Bagging-MTR": ("rf-bagging", {"trees": 100, "min_leaf": 2}),
-    "RF-RF-STR": ("rf-rf-str", {"trees": 100, "min_leaf": 2}),
+                                          "symbolic_weight": 0.5, "ties": "first"}),
+    "RF-Bagging-MTR": ("rf-bagging", {"trees": 100, "min_leaf": 2, "ties": "first"}),
+    "RF-RF-STR": ("rf-rf-str", {"trees": 100, "min_leaf": 2, "ties": "first"}),
     "It100Neigh15MTR": ("relief", {"iterations": 1.0, "neighbours": 15}),
     "It50Neigh15STR": ("relief-str", {"iterations": 0.5, "neighbours": 15}),
     "It25Neigh40STR": ("relief-str", {"iterations": 0.25, "neighbours": 40}),

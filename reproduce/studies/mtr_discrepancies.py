@@ -148,8 +148,8 @@ def ours_share(name: str, miss: np.ndarray, scale: str, seeds=(1, 2, 3)) -> list
     ds = catalog.load(name)
     out = []
     for s in seeds:
-        imp = get_ranker("genie3-rf").rank(ds, {"trees": 100, "genie3_scale": scale},
-                                           seed=s)[0].importances
+        imp = get_ranker("genie3-rf").rank(ds, {"trees": 100, "genie3_scale": scale,
+                                                "ties": "first"}, seed=s)[0].importances
         w = np.maximum(np.nan_to_num(imp), 0)
         out.append(float(w[miss > MOSTLY_MISSING].sum() / w.sum()))
     return out

@@ -33,8 +33,8 @@ CONFIG = ConfigRef("configs/mtr-table7.yaml", name="mtr-genie3-missing", set={
     "datasets": list(SETS), "protocol": {"repeats": REPEATS},
     "rankers": ["uniform",
                 {"method": G3, "params": {"trees": 100, "min_leaf": 2,
-                                          "genie3_missing": "known"}},
-                {"method": G3, "params": {"trees": 100, "min_leaf": 2}}]})
+                                          "genie3_missing": "known", "ties": "first"}},
+                {"method": G3, "params": {"trees": 100, "min_leaf": 2, "ties": "first"}}]})
 
 
 def clus_overall(name: str, seed: int, names: list[str]) -> np.ndarray | None:
@@ -76,7 +76,7 @@ def compute(stores) -> None:
                 continue
             row = {"seed": seed, "ref_share": share(c, miss), "ref_total": float(c.sum())}
             for rule in RULES:
-                g = forest_scores(ds, "rf", trees=100, seed=seed,
+                g = forest_scores(ds, "rf", trees=100, seed=seed, ties="first",
                                   genie3_missing=rule)["genie3_raw"]
                 row[f"{rule}_share"] = share(g, miss)
                 row[f"{rule}_total"] = float(g.sum())
