@@ -848,8 +848,13 @@ def import_stores(study: Study, source: Path, build: dict, digests: dict) -> lis
             have = st.finished()
         missing = [k for k, (_, lh) in hashes.items() if have.get(k) != lh]
         if missing:
+            done = len(hashes) - len(missing)
             refused.append(f"{cfg.name}: {len(missing)} of {len(hashes)} runs missing or with "
-                           f"another definition in {src}, e.g. {missing[0]}")
+                           f"another definition in {src}, e.g. {missing[0]}"
+                           + (f"; its {done} finished runs are persisted as a partial store "
+                              f"that `python -m reproduce {study.name}` resumes" if done else ""))
+            if done:
+                _import_partial(src, cfg, hashes, have, cfp, source, build)
             continue
         views[cfg.name] = StoreView(src, cfg)
         plans[cfg.name] = (cfg, src, hashes, cfp)
@@ -886,6 +891,25 @@ def import_stores(study: Study, source: Path, build: dict, digests: dict) -> lis
         assert not filecmp.dircmp(work_src, dst).diff_files
     _record_digests(digests, ours, study, cfgs)
     return refused
+
+
+def _import_partial(src: Path, cfg, hashes: dict, have: dict, cfp: str, source: Path,
+                    build: dict) -> None:
+    """Persist the finished runs of another build's unfinished working store (those whose
+    definition equals this checkout's), unless the persisted store of this fingerprint
+    already holds as many: a study too long for one session then accumulates across builds
+    as it does across sessions."""
+    from reproduce import artifacts
+
+    done = {k: v for k, v in hashes.items() if have.get(k) == v[1]}
+    per = artifacts.Persisted(persisted_dir(cfg))
+    if per.fingerprint == cfp and per.exists and len(per.phashes()) >= len(done):
+        log(f"{cfg.name}: the persisted store holds {len(per.phashes())} runs already")
+        return
+    _export(src, cfg, done, "partial", cfp,
+            [{"imported_from": str(source), "build": build.get("build", {}),
+              "date": _dt.date.today().isoformat(), "runs": len(done), "partial": True}],
+            len(done))
 
 
 # --------------------------------------------------------------------------- the doc
