@@ -230,6 +230,7 @@ class Canary:
     protocol: dict = field(default_factory=lambda: dict(HOLDOUT))
     evaluation: dict = field(default_factory=lambda: {"knn": 5})
     knn_train: str = "full"
+    tree: dict = field(default_factory=lambda: dict(TREE))    # a tree canary's settings
 
     def config(self, data: dict[str, dict]) -> dict:
         ev = dict(self.evaluation)
@@ -268,7 +269,8 @@ _FOREST_VARIANTS = {
 }
 _FOREST_EXTRA = {   # (methods, settings)
     "mtr": [(("genie3-rf", "genie3-rf-str"), {"genie3_missing": "known"}),
-            (("genie3-rf", "symbolic-rf", "rf-rf"), {"ties": "random"})],
+            (("genie3-rf", "symbolic-rf", "rf-rf"), {"ties": "random"}),
+            (("rf-rf", "rf-bagging"), {"rf_variant": "clus", "ties": "share"})],
     "hmlc": [(("symbolic-rf", "symbolic-bagging"), {"min_leaf": "auto",
                                                      "symbolic_weight": "dynamic"}),
              (("symbolic-et",), {"min_leaf": "auto", "symbolic_weight": "dynamic",
@@ -288,7 +290,9 @@ def _forest_rankers(task: str, kind: str) -> list[dict]:
             if task == "mtr" and not ssl:
                 methods.append(f"{score}-{ens}-str")
             for m in methods:
-                for v in variants:
+                # every setting under CLUS's tie rule (the studies' pinned one), and the
+                # base setting under the others' default, shared credit
+                for v in variants + [{**variants[0], "ties": "share"}]:
                     out.append({"method": m, "params": forest(score, **v)})
     if not ssl:
         for methods, over in _FOREST_EXTRA.get(task, []):
@@ -383,6 +387,8 @@ def suite() -> list[Canary]:
         for kind in ("plain", "missing"):
             out.append(Canary(f"tree/{task}/{kind}", task, kind, _sets(task, kind), (),
                               role="tree"))
+            out.append(Canary(f"tree/{task}/{kind}/share", task, kind, _sets(task, kind), (),
+                              role="tree", tree={**TREE, "ties": "share"}))
     out += eval_suite()
     return out
 
@@ -484,7 +490,7 @@ def expected_paths(c: Canary, data: dict[str, dict] | None = None) -> set[str]:
     from frcli.experiment.plan import build_plan
 
     if c.role == "tree":
-        return {tree_path(c.task, c.kind)}
+        return {tree_path(c.task, c.kind, c.tree)}
     if c.role == "eval":
         cfg = parse_config(c.config(data or _fake_data()), c.name)
         return {eval_path(c.task, c.kind, cfg.protocol.definition(), cfg.evaluation.to_dict(),
@@ -518,9 +524,10 @@ def _fake_data() -> dict[str, dict]:
 TREE = {"min_leaf": 2.0, "w": None, "w0": 0.75, "ties": "first"}
 
 
-def tree_path(task: str, kind: str) -> str:
-    """The path of a single tree grown as CLUS grows one (``frcli tree``, the CLUS agreement)."""
-    return f"tree:{task}:{kind}:{params_shape(TREE)}"
+def tree_path(task: str, kind: str, params: dict | None = None) -> str:
+    """The path of a single tree grown as CLUS grows one (``frcli tree``, the CLUS agreement)
+    with ``params`` (default ``TREE``, CLUS's tie rule)."""
+    return f"tree:{task}:{kind}:{params_shape(TREE if params is None else params)}"
 
 
 def _run_trees(c: Canary, data: dict[str, dict]) -> dict[str, list[tuple[str, str]]]:
@@ -534,11 +541,11 @@ def _run_trees(c: Canary, data: dict[str, dict]) -> dict[str, list[tuple[str, st
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ds = load_dataset(e["path"], **opts)
-            model, grown = grow_tree(ds, **TREE)
+            model, grown = grow_tree(ds, **c.tree)
         text = json.dumps(tree_nodes(model, grown), sort_keys=True, default=repr)
         text += render_text(tree_nodes(model, grown), target_categories(grown))
         runs.append((name, hashlib.sha256(text.encode()).hexdigest()))
-    return {tree_path(c.task, c.kind): runs}
+    return {tree_path(c.task, c.kind, c.tree): runs}
 
 
 def run_canary(c: Canary, data: dict[str, dict], folder: str) -> dict[str, Any]:

@@ -85,6 +85,41 @@ def test_a_moved_path_invalidates_exactly_the_studies_on_it():
     assert {s.name: grown.study(s, cfgs[s.name]) for s in studies} == before
 
 
+def test_the_canaries_cover_both_tie_rules():
+    """CLUS's rule (which the studies pin) and the default, shared credit: every task x
+    ensemble x score with and without missing values (and thinned labels), and single
+    trees."""
+    known = _expected()
+    for rule in ("first", "share"):
+        for task in C.TASKS:
+            kinds = ("plain", "missing") + (("ssl-plain",) if task != "unsupervised" else ())
+            for kind in kinds:
+                for ens in C.ENSEMBLES:
+                    for score in C.SCORES:
+                        pre = f"rank:{task}:{kind}:{score}-{ens}:"
+                        assert any(p.startswith(pre) and f"ties={rule}" in p for p in known), \
+                            (pre, rule)
+        for task in ("mtr", "classification", "mlc", "hmlc"):
+            assert any(p.startswith(f"tree:{task}:missing:") and f"ties={rule}" in p
+                       for p in known), (task, rule)
+
+
+def test_a_change_of_the_shared_credit_alone_invalidates_no_study():
+    """The studies run CLUS's tie rule (their configs and compute steps pin ties: first), so
+    an edit that moves only the ties=share canaries keeps every section current."""
+    known = _expected()
+    fps = F.Fingerprints(known)
+    share = {p for p in known if "ties=share" in p}
+    assert share
+    moved = F.Fingerprints({**known, **{p: "1" * 16 for p in share}}, fps.traits)
+    for st in fw.studies().values():
+        if st.draft:
+            continue
+        cfgs = [r.load() for r in st.configs]
+        assert not share & fps.study_paths(st, cfgs), st.name
+        assert fps.study(st, cfgs) == moved.study(st, cfgs), st.name
+
+
 def test_a_study_without_canary_depends_on_every_path():
     known = _expected()
     fps = F.Fingerprints(known)

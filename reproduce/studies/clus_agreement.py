@@ -228,6 +228,6 @@ STUDY = Study(name="clus-agreement",
               configs=(), render=render, compute=compute, order=5,
               # ensemble scores of MTR forests (CLUS's and random ties) and single trees
               compute_paths=("rank:mtr:*:*-rf:*ties=first*", "rank:mtr:*:*-rf:*ties=random*",
-                             "rank:mtr:*:*-rf-str:*ties=first*", "tree:mtr:*"),
+                             "rank:mtr:*:*-rf-str:*ties=first*", "tree:mtr:*ties=first*"),
               sets=("atp1d", "atp7d", "edm", "enb", "jura", "oes10", "oes97", "osales",
                     "scpf", "slump", "wq"))
