@@ -47,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
                          "another checkout) made by the build --build runs")
     ap.add_argument("--build", metavar="PYTHON", default=None,
                     help="with --import: an interpreter whose frcli is the build that made DIR")
+    ap.add_argument("--pending", action="store_true",
+                    help="write the pending section of each study whose persisted stores are "
+                         "not complete (what is persisted, the measured cost of the rest); "
+                         "runs nothing")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.jobs > 64:
@@ -113,6 +117,8 @@ def _run(args) -> int:
             f"the computing code has uncommitted changes ({', '.join(dirty[:4])}"
             f"{', ...' if len(dirty) > 4 else ''}): commit them first, so that every stamp "
             f"names a committed state (or write another document with --doc)")
+    if args.pending:
+        return _pending(chosen, doc, all_studies, args.jobs)
     root = fw.results_root(args.results)
     fw.log(f"{len(chosen)} stud{'y' if len(chosen) == 1 else 'ies'} "
            f"({', '.join(s.name for s in chosen)}), --jobs {args.jobs}, working stores in "
@@ -135,6 +141,20 @@ def _run(args) -> int:
     doc.write_text(fw.splice(text, fw.SUMMARY, fw.summary(text, all_studies, line)),
                    encoding="utf-8")
     return 0
+
+
+def _pending(chosen, doc: Path, all_studies, jobs: int) -> int:
+    digests = fw.canary_digests(jobs)
+    for st in chosen:
+        out = fw.pending_outcome(st, digests)
+        if out is None:
+            fw.log(f"{st.name}: its persisted stores are complete or of another fingerprint: "
+                   f"`python -m reproduce {st.name}` writes its section")
+            continue
+        text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+        doc.write_text(fw.splice(text, st.name, out.text), encoding="utf-8")
+        fw.log(f"{st.name}: pending section written to {doc}")
+    return _summary(doc, all_studies, False)
 
 
 def _check_one(args) -> tuple[str, list[str], float]:

@@ -159,6 +159,32 @@ def data_line(study, cfgs=None) -> str:
     return head
 
 
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
+def cost_line(name: str, cost: dict) -> str:
+    """'**Left out: cost and plan.** ...': the left-out sets' one-core time extrapolated from
+    the measured runs of the same configs, and how they get run."""
+    if cost["left_s"] > 0:
+        unknown = (f"; not extrapolated (no set of their config has run): "
+                   f"{md.listing(cost['unknown'])}" if cost["unknown"] else "")
+        what = (f"The left-out sets would take about {_hours(cost['left_s'])} of one-core "
+                f"time, extrapolated from this study's measured runs "
+                f"({_hours(cost['measured_s'])}) linearly in rows × features (`python -m "
+                f"reproduce --estimate`; Relief grows faster on more rows){unknown}.")
+    else:
+        what = ("Their cost is extrapolated from the measured runs of the same config "
+                "(`python -m reproduce --estimate`), and none of those has run on this "
+                "fingerprint yet.")
+    where = md.listing([f"`{w}`" for w in cost["where"]])
+    return (f"**Left out: cost and plan.** {what} "
+            f"Plan: the sets the statistical tests need for power first, then by cost as the "
+            f"engines get faster: widen the declared subset in {where}, and "
+            f"`python -m reproduce {name}` accumulates the runs in `reproduce/stores/` "
+            f"across sessions and machines until the coverage reads 100 %.")
+
+
 # --------------------------------------------------------------------------- tests run
 class Recorder:
     """The statistical tests a render ran (filled while ``recording`` is active)."""
@@ -342,10 +368,14 @@ def power_line(rec: Recorder, alpha: float = ALPHA) -> str:
     return ("**Power at this N.** " + " ".join(parts)) if parts else ""
 
 
-def section_note(study, stores=None, rec: Recorder | None = None) -> str:
-    """The generated lines every section ends with."""
+def section_note(study, stores=None, rec: Recorder | None = None,
+                 cost: dict | None = None) -> str:
+    """The generated lines every section ends with (``cost``: what the left-out sets would
+    cost, ``framework.left_out_cost``)."""
     cfgs = [v.config for v in stores.values()] if stores is not None and len(stores) else None
     lines = [data_line(study, cfgs)]
+    if cost is not None:
+        lines.append(cost_line(study.name, cost))
     if rec is not None:
         p = power_line(rec)
         if p:

@@ -680,20 +680,27 @@ def _persisted_stores(cfgs, sfp: str, read_only: bool = False) -> Stores:
                   work_fingerprint=sfp, read_only=read_only)
 
 
-def _outcome(study, cfgs, stores, body, sfp, seconds, rec=None, problems=None) -> Outcome:
+def _outcome(study, cfgs, stores, body, sfp, seconds, rec=None, problems=None,
+             pending: list[dict] | None = None) -> Outcome:
     compute_s = 0.0
     n_runs = 0
-    for v in stores.values():
-        r = v.runs
-        n_runs += len(r)
-        compute_s += float(r["rank_time_s"].sum() + r["eval_time_s"].sum())
+    if pending is not None:       # the persisted runs of the unfinished configs count
+        n_runs = sum(sh["done"] for sh in pending)
+        compute_s = sum(sh["seconds"] for sh in pending)
+        todo = sum(sh["planned"] for sh in pending)
+    else:
+        for v in stores.values():
+            r = v.runs
+            n_runs += len(r)
+            compute_s += float(r["rank_time_s"].sum() + r["eval_time_s"].sum())
     stamp = (f"{STAMP} `python -m reproduce {study.name}` · commit {commit()} · fingerprint "
              f"{sfp} · config {config_hash(cfgs)} · {_dt.date.today().isoformat()} · "
              f"{n_runs} runs, {_duration(compute_s)} of ranking and evaluation (one core per "
-             f"run)</sub>")
+             f"run)" + (f" · pending: {n_runs} of {todo} runs" if pending is not None else "")
+             + "</sub>")
     from reproduce import coverage
 
-    body = body + "\n\n" + coverage.section_note(study, stores, rec)
+    body = body + "\n\n" + coverage.section_note(study, stores, rec, left_out_cost(study))
     return Outcome(study, _with_stamp(body, stamp), seconds, compute_s,
                    [] if problems is None else problems)
 
@@ -741,6 +748,16 @@ def check_study(study: Study, doc_text: str, digests: dict) -> Outcome:
         if stamp["config"] != config_hash(cfgs):
             problems.append(f"its stamp names config {stamp['config']}, the configs give "
                             f"{config_hash(cfgs)}")
+    out = pending_outcome(study, digests, problems)
+    if out is not None:
+        diff = stale_diff(committed, out.text, study.name)
+        if diff:
+            out.problems.append("its stores are not complete, and the committed section is not "
+                                f"the pending one (`python -m reproduce {study.name} "
+                                f"--pending` writes it):\n" + diff)
+        elif stamp is not None and not stamp.get("pending"):
+            out.problems.append("its stores are not complete but its stamp is not pending")
+        return out
     renderable = True
     for cfg in cfgs:
         per = artifacts.Persisted(persisted_dir(cfg))
@@ -770,6 +787,198 @@ def check_study(study: Study, doc_text: str, digests: dict) -> Outcome:
             out.problems.append("the re-render differs from the committed text:\n" + diff)
         return out
     return Outcome(study, text, time.perf_counter() - t0, 0.0, problems)
+
+
+# --------------------------------------------------------------------------- cost
+def _size(name: str, cfg) -> tuple[int, int] | None:
+    """(rows, features) of a data set: the catalog's expected size, else its traits."""
+    from frcli.data import catalog
+
+    try:
+        e = catalog.get(name).expect
+        if e.get("examples") and e.get("features"):
+            return int(e["examples"]), int(e["features"])
+    except Exception:  # noqa: BLE001 - an explicit entry: load it
+        pass
+    from reproduce.fingerprint import Traits
+
+    ds = next((d for d in cfg.datasets if d.name == name), None)
+    if ds is None:
+        return None
+    t = Traits().get(ds)
+    return t["rows"], t["features"]
+
+
+def _full_config(ref):
+    """The config as its file has it (every data set), with the study's other settings."""
+    from reproduce import coverage
+
+    whole = coverage.full_file(ref.path)
+    over = {k: v for k, v in ref.set.items() if k != "datasets"}
+    if whole == ref.path and not ref.name and not over:
+        return ref.load()
+    return ConfigRef(whole, name=ref.name, set=copy.deepcopy(over)).load()
+
+
+def _runs_per_dataset(cfg) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for key in plan_hashes(cfg):
+        out[key[0]] = out.get(key[0], 0) + 1
+    return out
+
+
+def study_estimate(study) -> dict:
+    """{'configs': {config name: (measured s, extrapolated s)}, 'rows': [(config, set,
+    seconds, how)], 'persisted': whether every config has a persisted store}: the one-core
+    seconds of the study on all of its shared data sets (``python -m reproduce --estimate``,
+    ``reproduce/estimate.py`` says how a left-out set is extrapolated)."""
+    from reproduce import artifacts
+    from reproduce import coverage
+
+    rows = []
+    per_config = {}
+    persisted = True
+    universe = set(coverage.data_sets(study)["shared"])
+    for ref in study.configs:
+        cfg = ref.load()
+        per = artifacts.Persisted(persisted_dir(cfg))
+        persisted &= per.exists
+        cost: dict[str, float] = {}
+        nruns: dict[str, int] = {}
+        for key, r, *_ in per.read(with_blobs=False):
+            t = float(r["rank_time_s"] or 0) + float(r["eval_time_s"] or 0)
+            cost[key[0]] = cost.get(key[0], 0.0) + t
+            nruns[key[0]] = nruns.get(key[0], 0) + 1
+        measured = sum(cost.values())
+        rows += [(cfg.name, d, s, "measured") for d, s in sorted(cost.items())]
+        full = _full_config(ref)
+        left = [d.name for d in full.datasets if d.name in universe and d.name not in cost]
+        extra = 0.0
+        sizes = {d: _size(d, full) for d in list(cost) + left}
+        refs = [d for d in cost if sizes.get(d)]
+        plan_runs = _runs_per_dataset(full) if left else {}
+        for d in left:
+            if not refs or not sizes.get(d):
+                rows.append((cfg.name, d, float("nan"), "no reference"))
+                continue
+            base = max(refs, key=lambda x: sizes[x][0] * sizes[x][1])
+            ratio = (sizes[d][0] * sizes[d][1]) / (sizes[base][0] * sizes[base][1])
+            s = cost[base] / max(1, nruns[base]) * plan_runs.get(d, 0) * ratio
+            rows.append((cfg.name, d, s, f"extrapolated from {base}"))
+            extra += s
+        per_config[cfg.name] = (measured, extra)
+    return {"configs": per_config, "rows": rows, "persisted": persisted}
+
+
+def left_out_cost(study) -> dict | None:
+    """What the study's left-out shared data sets would cost (``study_estimate``): the
+    extrapolated one-core seconds, the measured ones of what ran, the sets with no
+    reference to extrapolate from, and the module that declares the subset; None when
+    nothing is left out."""
+    import math
+
+    if not study.configs:
+        return None
+    from reproduce import coverage
+
+    left = set(coverage.data_sets(study)["left"])
+    if not left:
+        return None
+    e = study_estimate(study)
+    rows = [r for r in e["rows"] if r[3] != "measured" and r[1] in left]
+    return {"left_s": sum(r[2] for r in rows if not math.isnan(r[2])),
+            "measured_s": sum(r[2] for r in e["rows"] if r[3] == "measured"),
+            "unknown": sorted({r[1] for r in rows if math.isnan(r[2])}),
+            "where": list(dict.fromkeys(
+                ref.path if "subset" in Path(ref.path).stem
+                else study.render.__module__.replace(".", "/") + ".py"
+                for ref in study.configs))}
+
+
+def shortfall(cfgs, fps) -> list[dict]:
+    """The configs whose persisted store is not complete for the current fingerprint but
+    holds no other fingerprint's runs (missing or partial: a study still accumulating): per
+    config its runs persisted and planned and their measured one-core seconds."""
+    from reproduce import artifacts
+
+    out = []
+    for cfg in cfgs:
+        per = artifacts.Persisted(persisted_dir(cfg))
+        cfp = fps.config(cfg)
+        if per.exists and per.fingerprint != cfp:
+            continue                        # another fingerprint: stale, not pending
+        hashes = plan_hashes(cfg)
+        if per.exists and _complete(per, hashes):
+            continue
+        done, seconds, by_ds = 0, 0.0, {}
+        want = {k: ph for k, (ph, _) in hashes.items()}
+        if per.exists:
+            for key, r, *_ in per.read(with_blobs=False):
+                if want.get(key) != r["phash"]:
+                    continue
+                t = float(r["rank_time_s"] or 0) + float(r["eval_time_s"] or 0)
+                done += 1
+                seconds += t
+                n, s = by_ds.get(key[0], (0, 0.0))
+                by_ds[key[0]] = (n + 1, s + t)
+        planned: dict[str, int] = {}
+        for key in hashes:
+            planned[key[0]] = planned.get(key[0], 0) + 1
+        rest = 0.0
+        mean = seconds / done if done else None
+        for ds, n in planned.items():
+            got, s = by_ds.get(ds, (0, 0.0))
+            per_run = s / got if got else mean
+            if per_run is not None:
+                rest += per_run * (n - got)
+        out.append({"config": cfg.name, "done": done, "planned": len(hashes),
+                    "seconds": seconds, "rest": rest if done else None,
+                    "sets_done": sorted(d for d in planned if by_ds.get(d, (0,))[0] == planned[d]),
+                    "sets": sorted(planned)})
+    return out
+
+
+def pending_outcome(study: Study, digests: dict, problems: list[str] | None = None
+                    ) -> Outcome | None:
+    """The pending section of a study whose stores are not complete (None when they are, or
+    when one belongs to another fingerprint)."""
+    t0 = time.perf_counter()
+    fps = fingerprints(digests)
+    cfgs = _load(study)
+    short = shortfall(cfgs, fps)
+    if not short:
+        return None
+    sfp = fps.study(study, cfgs)
+    return _outcome(study, cfgs, _persisted_stores(cfgs, sfp, read_only=True),
+                    pending_body(study, short), sfp, time.perf_counter() - t0, None,
+                    problems, pending=short)
+
+
+def pending_body(study: Study, short: list[dict]) -> str:
+    """The section of a study whose runs are not all computed for the current fingerprint:
+    what is persisted, what the rest would cost at the persisted runs' measured cost, and
+    the command that resumes it. Deterministic in the persisted stores (``--check``)."""
+    from reproduce import md
+
+    lines = [f"## {study.title}", "",
+             f"**Pending.** This study's runs are not all computed for the current result "
+             f"fingerprint, so the section shows no result yet; its stores accumulate in "
+             f"`reproduce/stores/` across sessions and machines, and "
+             f"`python -m reproduce {study.name}` resumes them (`nice -n 10`, `--jobs 2`), then "
+             f"writes the section.", ""]
+    for sh in short:
+        if sh["done"]:
+            rest = (f"the other {sh['planned'] - sh['done']} would take about "
+                    f"{_duration(sh['rest'])} at the measured cost per run of each data set "
+                    f"(one core per run)")
+            sets = (f"; complete: {md.listing(sh['sets_done'])}" if sh["sets_done"] else "")
+            lines.append(f"* `{sh['config']}`: {sh['done']} of {sh['planned']} runs persisted "
+                         f"({_duration(sh['seconds'])} of ranking and evaluation{sets}); "
+                         f"{rest}.")
+        else:
+            lines.append(f"* `{sh['config']}`: none of its {sh['planned']} runs persisted yet "
+                         f"(data sets {md.listing(sh['sets'])}).")
+    return "\n".join(lines)
 
 
 def environment_changes(digests: dict) -> str:
@@ -972,7 +1181,7 @@ def read_stamp(section_text: str | None) -> dict[str, str] | None:
     for ln in (section_text or "").split("\n"):
         m = _STAMP_RE.match(ln)
         if m:
-            return m.groupdict()
+            return {**m.groupdict(), "pending": " · pending: " in ln}
     return None
 
 
@@ -1020,7 +1229,8 @@ def summary(doc_text: str, all_studies: Mapping[str, Study],
         if stamp is None:
             return "–"
         if stamp.get("fingerprint"):
-            return f"{stamp['date']}, fingerprint {stamp['fingerprint']}"
+            return (f"{stamp['date']}, fingerprint {stamp['fingerprint']}"
+                    + (" (pending)" if stamp.get("pending") else ""))
         code = stamp["code"] if not stamp["code"].startswith("at ") else "dev store"
         return f"{stamp['date']}, code {code}"
 

@@ -207,3 +207,38 @@ def test_an_interrupted_run_persists_what_it_did(tmp_path, monkeypatch):
                      progress=False)
     per = artifacts.Persisted(fw.STORES / "tiny-stop")
     assert per.manifest["runs"] == 1 and per.manifest["sessions"][-1]["interrupted"]
+
+
+def test_an_unfinished_study_has_a_pending_section_that_check_accepts(tmp_path, monkeypatch):
+    """A study whose persisted stores are partial shows a pending section (what is persisted,
+    what the rest costs at the measured cost per run); --check accepts it while the stores
+    are partial, and calls it stale once they are complete or hold more runs."""
+    import shutil
+
+    monkeypatch.setattr(fw, "STORES", tmp_path / "stores")
+    monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    monkeypatch.setattr(fw, "log", lambda m: None)
+    monkeypatch.setattr(fw, "dirty_paths", lambda: [])      # stamps of a committed tree
+    ref = fw.ConfigRef("configs/quickstart.yaml", name="tiny-pending", set={
+        "datasets": ["synth-mtr", "synth-regression"], "protocol": {"repeats": 2},
+        "rankers": ["uniform"]})
+    study = fw.Study("tiny-pending", "Tiny pending", (ref,), lambda s: "## Tiny pending\n\nok")
+    paths = fw.fingerprints({"digests": {}}).paths_of_config(ref.load())
+    digests = {"digests": {p: "a" * 16 for p in paths}}
+    assert fw.pending_outcome(study, digests) is not None      # nothing persisted
+    fw.run_study(study, digests=digests, progress=False)
+    assert fw.pending_outcome(study, digests) is None           # complete
+    shutil.rmtree(fw.STORES / "tiny-pending" / "synth-regression")
+    shutil.rmtree(fw.RESULTS)
+    out = fw.pending_outcome(study, digests)
+    assert "**Pending.**" in out.text and "2 of 4 runs persisted" in out.text
+    assert "complete: synth-mtr" in out.text and "· pending: 2 of 4 runs" in out.text
+    assert fw.read_stamp(out.text)["pending"]
+    doc = fw.splice("<!-- study: tiny-pending -->\n<!-- /study: tiny-pending -->\n",
+                    "tiny-pending", out.text)
+    assert not fw.check_study(study, doc, digests).problems
+    # a pending section whose counts are behind the stores is stale
+    fw.run_study(study, digests=digests, progress=False)
+    problems = fw.check_study(study, doc, digests).problems
+    assert any("re-render differs" in p for p in problems), problems
