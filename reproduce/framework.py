@@ -191,12 +191,10 @@ def _git(*args: str) -> str:
 def dirty_paths() -> list[str]:
     """Uncommitted changes to what computes or renders the sections (``DIRTY_PARTS``, without
     the stores, which a run writes, and the docs and tests, which do not compute)."""
-    out = []
-    for ln in _git("status", "--porcelain", "--", *DIRTY_PARTS).splitlines():
-        path = ln[3:].split(" -> ")[-1].strip('"')
-        if not any(path.startswith(x) for x in DIRTY_IGNORE):
-            out.append(path)
-    return out
+    changed = _git("diff", "--name-only", "HEAD", "--", *DIRTY_PARTS).splitlines()
+    changed += _git("ls-files", "--others", "--exclude-standard", "--", *DIRTY_PARTS
+                    ).splitlines()
+    return sorted({p for p in changed if p and not p.startswith(DIRTY_IGNORE)})
 
 
 def commit() -> str:

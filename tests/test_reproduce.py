@@ -367,3 +367,13 @@ def test_pds_delta_rows_check_the_papers_sign_per_set():
     assert wins["genie3"] == [True, False, True]          # ours positive on F1
     assert agree["genie3"] == [True, True]                # chess: both negative; digits: no value
     assert out[1][2] == "-0.10 / -0.10" and out[2][1] == "– / 0.10"     # paper / ours
+
+
+def test_dirty_paths_name_the_computing_files_exactly(monkeypatch):
+    """A stamp reads +changes exactly when computing code is uncommitted: an edited README
+    of reproduce/ or a store does not count, new files do, and every path is named whole."""
+    out = {"diff": "reproduce/README.md\nreproduce/framework.py\n"
+                   "reproduce/stores/mtr-table7/manifest.json",
+           "ls-files": "frcli/new_module.py"}
+    monkeypatch.setattr(fw, "_git", lambda *a: out[a[0]])
+    assert fw.dirty_paths() == ["frcli/new_module.py", "reproduce/framework.py"]
