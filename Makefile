@@ -8,7 +8,8 @@ install:
 	$(PYTHON) -m pip install "setuptools>=77" wheel "Cython>=3.0"
 	$(PYTHON) -m pip install -e ".[test,bench,dask,parquet,stan]"
 
-# Rebuild the kernels in place after editing ext/*.pyx (FRCLI_EXT=_relief for one module).
+# Rebuild the kernels in place after editing ext/*.pyx or ext/<family>/*.pyx (FRCLI_EXT=_relief
+# for one module).
 build:
 	$(PYTHON) setup.py build_ext --inplace -q
 

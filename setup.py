@@ -1,9 +1,11 @@
 """Build the Cython kernels in ``ext/`` as the package ``frcli._ext``.
 
-Every ``ext/*.pyx`` becomes ``frcli._ext.<name>``. Cross-module ``cimport``s are written as
-``from frcli._ext._utils cimport ...``; Cython finds those ``.pxd`` files through a small
-include tree (``build/cython_include/frcli/_ext`` -> ``ext/``) made here, so the sources can
-live in ``ext/`` as the project layout asks while the modules live inside the package.
+Every ``ext/*.pyx`` becomes ``frcli._ext.<name>``, and every ``ext/<family>/*.pyx`` (a folder
+with an ``__init__.py``, e.g. ``ext/relief/``) ``frcli._ext.<family>.<name>``. Cross-module
+``cimport``s are written as ``from frcli._ext._utils cimport ...``; Cython finds those ``.pxd``
+files through a small include tree (``build/cython_include/frcli/_ext`` -> ``ext/``) made
+here, so the sources can live in ``ext/`` as the project layout asks while the modules live
+inside the package.
 """
 import glob
 import os
@@ -30,6 +32,26 @@ def _include_tree() -> str:
     return INCLUDE_ROOT
 
 
+def _ext_packages() -> dict[str, str]:
+    """``frcli._ext`` and its kernel families: package name -> folder (relative paths)."""
+    out = {"frcli._ext": "ext"}
+    for init in sorted(glob.glob(os.path.join("ext", "*", "__init__.py"))):
+        folder = os.path.dirname(init)
+        out[f"frcli._ext.{os.path.basename(folder)}"] = folder
+    return out
+
+
+def _extension(name: str, pyx: str, compile_args, link_args) -> Extension:
+    return Extension(
+        name,
+        [pyx],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=compile_args,
+        extra_link_args=link_args,
+    )
+
+
 def _extensions():
     openmp = os.environ.get("FRCLI_OPENMP", "1") != "0" and sys.platform.startswith("linux")
     compile_args = ["-O3", "-fno-math-errno"]
@@ -39,20 +61,12 @@ def _extensions():
         link_args.append("-fopenmp")
     exts = []
     only = [n for n in os.environ.get("FRCLI_EXT", "").split(",") if n]  # build a subset
-    for pyx in sorted(glob.glob(os.path.join("ext", "*.pyx"))):
-        name = os.path.splitext(os.path.basename(pyx))[0]
-        if only and name not in only:
-            continue
-        exts.append(
-            Extension(
-                f"frcli._ext.{name}",
-                [pyx],
-                include_dirs=[np.get_include()],
-                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-                extra_compile_args=compile_args,
-                extra_link_args=link_args,
-            )
-        )
+    for pkg, folder in _ext_packages().items():
+        for pyx in sorted(glob.glob(os.path.join(folder, "*.pyx"))):
+            name = os.path.splitext(os.path.basename(pyx))[0]
+            if only and name not in only:
+                continue
+            exts.append(_extension(f"{pkg}.{name}", pyx, compile_args, link_args))
     return cythonize(
         exts,
         include_path=[_include_tree()],
@@ -69,8 +83,8 @@ def _extensions():
 
 
 setup(
-    packages=find_packages(include=["frcli", "frcli.*"]) + ["frcli._ext"],
-    package_dir={"frcli": "frcli", "frcli._ext": "ext"},
-    package_data={"frcli._ext": ["*.pxd", "*.pyx"]},
+    packages=find_packages(include=["frcli", "frcli.*"]) + list(_ext_packages()),
+    package_dir={"frcli": "frcli", **_ext_packages()},
+    package_data={pkg: ["*.pxd", "*.pyx"] for pkg in _ext_packages()},
     ext_modules=_extensions(),
 )

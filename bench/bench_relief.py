@@ -125,7 +125,7 @@ def main() -> None:
         tt = best_of(lambda: ranker.rank(d, k10, jobs=args.jobs), args.repeat)
         print(f"   {name:8s} n={d.n_examples:5d} F={d.n_features:4d} T={t:2d}: {tt * 1e3:7.1f}")
     print("5. sparse MLC sets, MLC-Relief d_F1, k=15 (ranking only, s): O(nnz) vs dense search")
-    from frcli.engines.relief import relief
+    from frcli.engines.relief.relief import relief
     for name in ("bibtex", "delicious"):
         base = SHARED / "mlc" / name
         if not (base / f"{name}-train.arff").exists():

@@ -17,7 +17,7 @@ the machine is shared:
    max(128, TwoNN)) and the raw-space variant (``embed=none`` / the package's default
    ``embedding_based_distances=False``). **JIT warm-up**: both commands run as a user runs
    them. Ours loads umap-learn's numba code from the on-disk cache frcli turns on
-   (``frcli.engines.reliefe._cache_numba``; one warm-up run fills it and is not timed); the
+   (``frcli.engines.relief.thirdparty.cache_numba``; one warm-up run fills it and is not timed); the
    package's own kernels and umap-learn's functions are compiled in every process (neither
    declares a cache), which is part of its command's time.
 2. In process, data loaded, after one untimed warm-up call on each side (JIT compiled): the
@@ -87,11 +87,12 @@ def mark(key):
 SPLIT_OURS = _CLOCK + r"""
 import frcli.cli  # noqa: F401  (what `frcli rank` imports before it works)
 from frcli.data import load_dataset
-from frcli.engines import reliefe as R
+from frcli.engines.relief import reliefe as R
+from frcli.engines.relief.thirdparty import umap_class
 mark("start")
 ds = load_dataset(sys.argv[1], targets="last:" + sys.argv[2])
 mark("load")
-R._umap()                                # umap-learn, pynndescent, numba (both sides)
+umap_class()                             # umap-learn, pynndescent, numba (both sides)
 mark("import_umap")
 kw = dict(embed="input", neighbours=15, dimension=int(sys.argv[3]),
           distance="hamming" if sys.argv[4] == "mlc" else None,
@@ -133,11 +134,12 @@ def split(quick: bool, repeat: int = 1) -> list[dict]:
     """Where the embedded whole command's time goes, per side, in one fresh process each:
     start-up and imports, data loading, importing umap-learn (with pynndescent, numba,
     scikit-learn: the same library on both sides; ours leaves pandas out and keeps numba's
-    machine code on disk, ``frcli.engines.reliefe._lean_import``), then two identical calls;
-    the first minus the second is compilation (the package's Numba JIT; for us loading
-    umap-learn's numba code from the on-disk cache), the second is the work, split into the
-    embedding (TwoNN, PrMS, UMAP fit and transform) and the weights (neighbours and update).
-    Wall and CPU seconds (CPU sums threads: the package's UMAP runs numba-parallel, ours
+    machine code on disk, ``frcli.engines.relief.thirdparty._lean_import``), then two
+    identical calls; the first minus the second is compilation (the package's Numba JIT;
+    for us loading umap-learn's numba code from the on-disk cache), the second is the work,
+    split into the embedding (TwoNN, PrMS, UMAP fit and transform) and the weights
+    (neighbours and update). Wall and CPU seconds (CPU sums threads: the package's UMAP
+    runs numba-parallel, ours
     single-threaded for determinism). Dimension: min(128, features - 1) on both sides, the
     package with LD_friendly=False so that it embeds too. With ``repeat`` > 1 the sides run
     alternately and each side's run with the median whole CPU time is kept (with the range)."""
@@ -261,7 +263,7 @@ def in_process(repeat: int, quick: bool) -> tuple[list[dict], list[dict]]:
     logging.disable(logging.CRITICAL)
     from reliefe import ReliefE
 
-    from frcli.engines.reliefe import reliefe
+    from frcli.engines.relief.reliefe import reliefe
 
     rows, agree = [], []
     for rel, name, task, L in _sets(quick):
@@ -307,7 +309,7 @@ def in_process(repeat: int, quick: bool) -> tuple[list[dict], list[dict]]:
 def vs_multisurf(repeat: int, quick: bool) -> list[dict]:
     from skrebate import MultiSURF
 
-    from frcli.engines.reliefe import reliefe
+    from frcli.engines.relief.reliefe import reliefe
 
     rows = []
     names = ["lung_discrete", "colon", "GLIOMA"] + ([] if quick else ["leukemia"])
@@ -426,7 +428,8 @@ def split_section(rows: list[dict], args) -> str:
            "ARFF, importing umap-learn (with pynndescent, numba and scikit-learn: the same "
            "library on both sides; ours holds back the pandas import scikit-learn makes and "
            "never uses, and keeps the numba code umap-learn compiles at import on disk, "
-           "`frcli.engines.reliefe._lean_import`), then the same call twice: the first minus "
+           "`frcli.engines.relief.thirdparty._lean_import`), then the same call twice: the "
+           "first minus "
            "the second is compilation (the package's Numba JIT of its kernels and of "
            "umap-learn's; ours loads umap-learn's numba code from the on-disk cache), the "
            "second is the work, whose wall time splits into the embedding (TwoNN, PrMS, UMAP "

@@ -161,12 +161,12 @@ def _top(v: np.ndarray, k: int) -> set:
 def bench_relief(sizes, repeat: int, exact_max: int, neighbours: int = 10) -> list[dict]:
     from scipy.stats import spearmanr
 
-    from frcli.engines.relief import relief
+    from frcli.engines.relief.relief import relief
 
     def run(ds, search):
         return relief(ds, [1.0], [neighbours], [0.0], search=search, seed=0, jobs=1)[0]
 
-    from frcli.engines.relief_ann import EXACT_BELOW
+    from frcli.engines.relief.ann import EXACT_BELOW
     # numba compiles pynndescent once, not timed (smaller sets are searched exactly)
     run(synthetic(EXACT_BELOW + 2000), "approximate")
     rows = []
@@ -250,7 +250,7 @@ def _commit() -> str:
 def _meta(args) -> dict:
     import sklearn
 
-    from frcli.engines.relief_ann import EXACT_BELOW
+    from frcli.engines.relief.ann import EXACT_BELOW
     return {"commit": _commit(), "python": sys.version.split()[0],
             "sklearn": sklearn.__version__, "cores": os.cpu_count(),
             "load_start": os.getloadavg()[0], "trees": args.trees,

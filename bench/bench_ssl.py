@@ -3,7 +3,7 @@ section of docs/benchmarks.md; issue 12, Performance).
 
 1. **SSL-Relief tuning.** ``relief`` with its semi-supervised defaults (``influence=auto``:
    15 influence pairs x k in {15, 20, 30} chosen by internal 4-fold CV, neighbours shared
-   across the grid, ``frcli.engines.relief_tune``) against one untuned run
+   across the grid, ``frcli.engines.relief.tune``) against one untuned run
    (``influence=fixed``, ``neighbours=15``) on the same data, in process, data loaded, taken
    alternately (best of --repeat), one BLAS thread (a multi-threaded BLAS on a loaded 2-core
    machine measures its spinning threads on the criterion's matrix products). Goal: the
@@ -159,10 +159,10 @@ def render(ssl: list[dict], uns: list[dict], repeat: int, argv: str,
                 "fold is read off those lists, searched only where none is listed) and the "
                 "labelled rows' neighbours per fold and class, where the untuned run searches "
                 "15 and each unlabelled row's nearest labelled row; on top come the 45-point "
-                "grid of every fold in one kernel pass (`ext/_ssl_grid.pyx`), four supervised "
-                "runs, the criterion's kNN and the final run. Where the search is cheap (few "
-                "rows, a fraction of a second) that fixed work dominates the ratio, and it "
-                "falls as the rows grow (compare the two planted regression sets).", ""]
+                "grid of every fold in one kernel pass (`ext/relief/_ssl_grid.pyx`), four "
+                "supervised runs, the criterion's kNN and the final run. Where the search is "
+                "cheap (few rows, a fraction of a second) that fixed work dominates the ratio, "
+                "and it falls as the rows grow (compare the two planted regression sets).", ""]
     if uns:
         total = sum(r["study_min"] for r in uns)
         out += ["**P-UNS ranking time** (every ranker of `configs/unsupervised.yaml` on one "

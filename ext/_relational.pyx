@@ -1,6 +1,6 @@
 # cython: language_level=3
 """Relational kernels: aggregated chain features over related objects, and the best split of a
-node over a batch of candidate features (spec-relational-mex §A3-A5).
+node over a batch of candidate features (docs/design/relational.md).
 
 A *chain* is a conjunction of atoms r(args) whose arguments are bound variables, fresh
 variables or constants; variables 0..k-1 hold the example's key. Its value for an example is
@@ -8,7 +8,7 @@ variables or constants; variables 0..k-1 hold the example's key. Its value for a
 matching those (with the atom-0 tuple's fresh variables bound) ... down to the last atom, whose
 single fresh variable supplies the values (no fresh variable: the number of matching tuples;
 several: the tuples themselves, counted). Inner results equal to ±inf or EMPTY (NaN) are
-dropped before the outer aggregate ("critical values", §A3). Empty groups: count, countd and sum
+dropped before the outer aggregate ("critical values", as re3py). Empty groups: count, countd and sum
 give 0, min/mean +inf, max -inf, mode EMPTY (NaN). Nominal values are category codes (as
 doubles); ``mode`` breaks ties by the smallest code (codes follow string order).
 

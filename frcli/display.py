@@ -11,13 +11,13 @@ Computations always use the unrounded values; only what is displayed is rounded,
 * test statistics (χ², F): 4 significant digits;
 * importances (``frcli rank`` tables): 6 significant digits (CSV/JSON files keep every digit).
 
-A method is labelled ``method`` or ``method(key=value, ...)`` (``label``); which parameters
-appear is decided by ``frcli.rankers.labels``, which knows the methods' defaults.
+Method labels (``relief(neighbours=5)``) are names, not numbers: ``frcli.rankers.labels``
+makes them, since it knows the methods' defaults.
 """
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 
 def _finite(v: Any) -> float | None:
@@ -89,29 +89,3 @@ def _non_finite(v: Any) -> str:
     if math.isnan(f):
         return "–"
     return "inf" if f > 0 else "-inf"
-
-
-# -- parameters and labels ---------------------------------------------------------------------
-def param_value(v: Any) -> str:
-    """A parameter value as a user would type it: ``2`` (not ``2.0``), ``true``, ``0.25``."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        if v.is_integer() and abs(v) < 1e15:
-            return str(int(v))
-        return repr(v)
-    if isinstance(v, (list, tuple)):
-        return ",".join(param_value(x) for x in v)
-    if v is None:
-        return "none"
-    return str(v)
-
-
-def label(method: str, params: Mapping[str, Any] | None = None,
-          keys: Iterable[str] | None = None) -> str:
-    """``method`` or ``method(k=v, ...)`` with ``keys`` (default: every key of ``params``)."""
-    params = params or {}
-    keys = list(params) if keys is None else [k for k in keys if k in params]
-    if not keys:
-        return str(method)
-    return f"{method}(" + ", ".join(f"{k}={param_value(params[k])}" for k in keys) + ")"

@@ -1,5 +1,5 @@
 """JSON that is JSON: non-finite floats (NaN, ±inf) become ``null`` instead of Python's
-``NaN``/``Infinity`` tokens, which no JSON parser but Python's accepts (issue 9).
+``NaN``/``Infinity`` tokens, which no JSON parser but Python's accepts.
 
 The encoder walks with an explicit stack, not recursion: a tree from ``frcli tree`` can be as
 deep as the data set has rows (a chain of one-row splits), which ``json.dumps`` refuses with a

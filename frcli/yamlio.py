@@ -1,5 +1,5 @@
 """Strict YAML for configs and data schemas: what PyYAML accepts silently or fails on with a
-traceback becomes a ``ConfigError`` naming the file and line (issue 9).
+traceback becomes a ``ConfigError`` naming the file and line.
 
 * A key given twice in one mapping is refused (PyYAML keeps the last one silently).
 * An integer of more than ``MAX_DIGITS`` digits is refused (PyYAML hands it to ``int()``,

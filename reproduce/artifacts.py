@@ -42,7 +42,7 @@ from typing import Any, Iterable
 import numpy as np
 
 # the result store's public functions (one import: the store module may move)
-from frcli.experiment.store import DB_NAME, Store
+from frcli.results.store import DB_NAME, Store
 
 FORMAT = 1
 MAX_FILE = 1_900_000               # bytes per file (the repository allows 2 MB)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from frcli.data.arff import (ArffAttribute, ArffTable, read_arff, read_names, wr
                              write_table)
 from frcli.errors import DataError
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+from tests.conftest import SHARED_DATA as SHARED
 
 
 def _write(tmp_path, text, name="t.arff"):
@@ -247,7 +246,7 @@ def test_write_dataset_every_task(tmp_path):
         assert back.target_names == ds.target_names
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets not present")
+@pytest.mark.shared("datasets")
 @pytest.mark.parametrize("rel", ["mlc/emotions/emotions-train.arff",
                                  "mlc/medical/medical-train.arff", "mtr/scpf.arff",
                                  "mlc/birds/birds-test.arff"])

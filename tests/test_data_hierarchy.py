@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,10 @@ from frcli.data.hierarchy import (build_hierarchy, declared_values, encode_label
 from frcli.data.load import load_dataset
 from frcli.errors import DataError
 
-CLUS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "clus-reference"
-needs_clus = pytest.mark.skipif(not CLUS.is_dir(), reason="../shared/datasets not present")
+from tests.conftest import SHARED_DATA
+
+CLUS = SHARED_DATA / "clus-reference"
+needs_clus = pytest.mark.shared("datasets/clus-reference")
 
 
 def _is_topological(h):

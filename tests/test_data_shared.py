@@ -9,8 +9,7 @@ import pytest
 
 from frcli.data import catalog as C
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets not present")
+pytestmark = pytest.mark.shared("datasets")
 
 # every shared set, the big ones too (bibtex, delicious, tmc2007: 1-2 s each), so CI checks
 # the README's counts for all of them

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +29,7 @@ except ImportError:
 
 from frcli.cli import app
 from frcli.rankers.registry import method_names
+from tests.conftest import need_program
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = sorted(REPO.glob("docs/*.md")) + [REPO / "reproduce" / "README.md",
@@ -111,8 +111,7 @@ def test_doc_command_exists(where, argv):
         if argv[0] == "frcli":
             _check_frcli(argv)
         elif argv[0] == "make":
-            if shutil.which("make") is None:
-                pytest.skip("make is not installed")
+            need_program("make")
             targets = [a for a in argv[1:] if not a.startswith("-") and "=" not in a]
             res = subprocess.run(["make", "-n", "-C", str(REPO), *targets],
                                  capture_output=True, text=True)

@@ -7,8 +7,9 @@ import pytest
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
 from frcli.errors import ConfigError
 from frcli.rankers.registry import get_ranker
+from tests.conftest import need_file, need_kernel
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 PLANTED = {0, 1, 2}
 
@@ -178,9 +179,7 @@ def test_str_variants_through_the_cli(method, name, targets, capsys):
 
     from frcli.cli import main
 
-    path = SYNTH / f"{name}.arff"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
+    path = need_file(SYNTH / f"{name}.arff", "the bundled synthetic set")
     base = ["rank", str(path), "--targets", targets, "--format", "json", "--seed", "3"]
     extra = [] if method.startswith("relief") else ["--param", "trees=10"]
     assert main(base + ["--method", method] + extra) == 0
@@ -206,9 +205,7 @@ def test_cli_semi_supervised_only_when_asked(method, capsys):
     from frcli.cli import main
     from frcli.data import load_dataset
 
-    path = SYNTH / "synth-ssl-mtr.arff"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
+    path = need_file(SYNTH / "synth-ssl-mtr.arff", "the bundled synthetic set")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert load_dataset(path, targets="13-15", semi_supervised=True).semi_supervised

@@ -128,15 +128,13 @@ def test_explicit_entry_semi_supervised_key_and_unchanged_fingerprints(tmp_path)
         parse_config(base(datasets=[{**ds, "semi_supervised": "yes"}]), "c.yaml", tmp_path)
 
 
-def test_semi_supervised_entry_is_passed_to_the_loader():
+def test_semi_supervised_entry_is_passed_to_the_loader(need):
     import warnings
 
     from frcli.experiment.config import DatasetSpec
     from frcli.experiment.executor import load_spec
 
-    path = SYNTH / "synth-ssl-mtr.arff"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
+    path = need.file(SYNTH / "synth-ssl-mtr.arff", "the bundled synthetic set")
     spec = dict(name="s", path=(str(path),), targets="last:3", task="mtr")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -15,7 +15,7 @@ import pytest
 
 from frcli.experiment.config import parse_config
 from frcli.experiment.executor import run_experiment
-from frcli.experiment.store import tidy_frame
+from frcli.results.store import tidy_frame
 
 REPO = Path(__file__).resolve().parents[1]
 KEY_COLS = ["dataset", "split", "labeled", "method", "params", "measure", "value"]

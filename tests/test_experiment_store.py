@@ -7,7 +7,7 @@ import pytest
 from frcli.errors import ConfigError
 from frcli.experiment.config import parse_config
 from frcli.experiment.executor import run_experiment
-from frcli.experiment.store import Store, tidy_frame
+from frcli.results.store import Store, tidy_frame
 
 
 

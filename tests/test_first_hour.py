@@ -145,12 +145,13 @@ def test_rank_header_is_the_full_label_and_never_cut(capsys):
 
 def test_number_formats():
     from frcli import display as d
+    from frcli.rankers.labels import param_value
 
     assert [d.value(v) for v in (0.585, 0.8404, 12.346, 1234.6, 0.0, 1.2346e-5, 2e6)] == \
         ["0.5850", "0.8404", "12.35", "1235", "0", "1.235e-05", "2.000e+06"]
     assert d.value(float("nan")) == "–" and d.rank(3.955) == "3.955" and d.cd(0.605) == "0.6050"
     assert d.p_value(0.0148) == "0.0148" and d.p_value(0.000233) == "2.33e-04"
-    assert d.param_value(2.0) == "2" and d.param_value(True) == "true"
+    assert param_value(2.0) == "2" and param_value(True) == "true"
 
 
 # -- stats and export on results/ --------------------------------------------------------------
@@ -170,7 +171,7 @@ def test_stats_results_folder_plot_cd(results, tmp_path, capsys, monkeypatch):
 
 def test_summary_and_stats_agree(results, capsys):
     """One rounding policy: the summary's average ranks are stats' (unrounded) ones."""
-    from frcli.experiment.executor import summary_table
+    from frcli.stats.summary import summary_table
 
     t = summary_table(results / "quickstart")
     methods = list(t.columns[0]._cells)

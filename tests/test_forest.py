@@ -7,8 +7,9 @@ import pytest
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
 from frcli.errors import ConfigError
 from frcli.engines.forest import PCTForest, forest_scores, resolve_max_features
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 
 def make(task="mtr", n=150, F=8, seed=0, missing=0.0):

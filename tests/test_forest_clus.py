@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from frcli.data import load_dataset
 from frcli.engines.forest import forest_scores
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._forest")
-load_dataset = pytest.importorskip("frcli.data").load_dataset
+need_kernel("frcli._ext._forest")
 
 CASES = {
     "testMTR-RealWorld": dict(targets="48,49,50"),

@@ -14,8 +14,9 @@ import pytest
 
 from frcli.data.dataset import Attribute, Dataset
 from frcli.engines.forest import PCTForest, forest_scores
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 
 def planted(seed=0, n=200, scale=1.0):

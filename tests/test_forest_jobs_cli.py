@@ -8,9 +8,9 @@ import json
 import pytest
 
 from frcli.cli import main
-from tests.conftest import SHARED_DATA
+from tests.conftest import SHARED_DATA, need_kernel, need_shared
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 SETS = {
     "edm": ["mtr/edm.arff", "--targets", "last:2"],
@@ -29,8 +29,7 @@ METHODS = {
 @pytest.mark.parametrize("method", list(METHODS))
 def test_jobs_give_identical_output(data, method, capsys):
     path, *opts = SETS[data]
-    if not (SHARED_DATA / path).exists():
-        pytest.skip(f"{SHARED_DATA / path} not available")
+    need_shared(f"datasets/{path}")
     outs = []
     for jobs in ("1", "2"):
         args = ["rank", str(SHARED_DATA / path), *opts, "--method", method, *METHODS[method],

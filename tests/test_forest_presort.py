@@ -17,9 +17,10 @@ import pytest
 
 from frcli.data.dataset import Attribute, Dataset
 from frcli.engines.forest import PCTForest
+from tests.conftest import need_kernel
 
-_forest = pytest.importorskip("frcli._ext._forest")
-_presort = pytest.importorskip("frcli._ext._presort")
+_forest = need_kernel("frcli._ext._forest")
+_presort = need_kernel("frcli._ext._presort")
 
 ARRAYS = ("feature", "threshold", "left", "right", "weight", "hstar", "depth", "p_left",
           "offset", "cats", "values")

@@ -14,9 +14,10 @@ import pytest
 from frcli.data.dataset import Attribute, Dataset
 from frcli.engines.forest import PCTForest
 from tests.test_forest import make
+from tests.conftest import need_kernel
 
-_utils = pytest.importorskip("frcli._ext._utils")
-_tree = pytest.importorskip("frcli._ext._tree")
+_utils = need_kernel("frcli._ext._utils")
+_tree = need_kernel("frcli._ext._tree")
 
 M64 = (1 << 64) - 1
 

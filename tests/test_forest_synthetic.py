@@ -29,11 +29,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from frcli.data import load_dataset
 from frcli.errors import ConfigError
 from frcli.rankers.registry import ENSEMBLES, SCORES, get_ranker
+from tests.conftest import need_file, need_kernel
 
-pytest.importorskip("frcli._ext._forest")
-load_dataset = pytest.importorskip("frcli.data").load_dataset
+need_kernel("frcli._ext._forest")
 
 SYNTH = Path(__file__).resolve().parents[1] / "datasets" / "synthetic"
 NAMES = ["synth-regression", "synth-mtr", "synth-classification", "synth-mlc", "synth-hmlc",
@@ -55,9 +56,7 @@ _CACHE: dict[str, tuple] = {}
 
 def load(name):
     if name not in _CACHE:
-        path = SYNTH / f"{name}.arff"
-        if not path.exists():
-            pytest.skip(f"{path} not found")
+        path = need_file(SYNTH / f"{name}.arff", "the bundled synthetic set")
         truth = json.loads((SYNTH / f"{name}.truth.json").read_text())
         kw = {"task": "unsupervised"} if truth["task"] == "unsupervised" else {
             "targets": truth["targets"]}

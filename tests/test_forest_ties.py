@@ -27,7 +27,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest, clustering_spec, realised_tree
+from frcli.engines.forest import PCTForest, clustering_spec
+from frcli.engines.rf_clus import realised_tree
 
 pytest.importorskip("frcli._ext._forest")
 

@@ -18,8 +18,9 @@ import pytest
 from frcli.data.dataset import Attribute, Dataset
 from frcli.engines.forest import PCTForest, forest_scores
 from frcli.errors import UserError
+from tests.conftest import need_kernel, need_shared
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 
 def holey(seed=0, n=160, F=5):
@@ -135,15 +136,13 @@ def test_ranker_param_and_bad_value():
         PCTForest(genie3_missing="both")
 
 
-def test_osales_share_matches_clus(shared_data):
+def test_osales_share_matches_clus():
     """CLUS's 100-tree forests (seeds 1-3) put 8-10 % of the overall Genie3 on osales' 19
     mostly-missing features; ours with ``clus`` (CLUS's overall column: ``genie3_raw``) lands
     in that range, with ``known`` above 20 % (the draws differ from CLUS's: level only)."""
     from frcli.data import catalog
 
-    ref = shared_data / "clus-reference" / "mtr-rf100-seeds" / "osales__seed1_Genie3.fimp"
-    if not ref.exists():
-        pytest.skip("clus-reference/mtr-rf100-seeds not shared")
+    need_shared("datasets/clus-reference/mtr-rf100-seeds/osales__seed1_Genie3.fimp")
     ds = catalog.load("osales")
     miss = np.isnan(ds.X).mean(axis=0) > 0.5
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from frcli.api import dataset_from_arrays, rank
-from frcli.engines.multisurf import multisurf
+from frcli.engines.relief.multisurf import multisurf
 
 skrebate = pytest.importorskip("skrebate")
 

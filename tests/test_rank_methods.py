@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from frcli.cli import main
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 METHODS = "genie3-rf,symbolic-rf,rf-rf"
 

@@ -178,11 +178,11 @@ def test_validate_is_task_check_plus_resolve_and_runs_before_any_work():
 
 def _no_engine(monkeypatch):
     """Make any Relief computation fail: validation must not get that far."""
-    import frcli.engines.relief
+    import frcli.engines.relief.relief as engine
 
     def boom(*a, **k):
         raise AssertionError("the engine ran before the parameters were checked")
-    monkeypatch.setattr(frcli.engines.relief, "relief", boom)
+    monkeypatch.setattr(engine, "relief", boom)
 
 
 @pytest.mark.parametrize("task, params, words", [

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "datasets"
+from tests.conftest import REPO, SHARED_DATA, need_program, need_shared
+
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
 KINDS = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
 
@@ -49,7 +49,7 @@ real=$(PATH="${{FRCLI_REAL_PATH}}" command -v make)
 case "${{1:-}}" in
   install)
     "$real" -n -C "{REPO}" "$@" PYTHON="{sys.executable}" >/dev/null
-    "{sys.executable}" -c 'import frcli, frcli._ext._forest, frcli._ext._relief, pathlib, sys
+    "{sys.executable}" -c 'import frcli, frcli._ext._forest, frcli._ext.relief._relief, pathlib, sys
 p = pathlib.Path(frcli.__file__).resolve().parents[1]
 sys.exit(0 if p == pathlib.Path("{REPO}") else f"frcli is imported from {{p}}, not {REPO}")'
     ;;
@@ -68,10 +68,8 @@ esac
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     """A fresh folder like a checkout, and the environment the blocks run in."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"the README's examples read the shared data, absent at {SHARED_DATA}")
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
+    need_shared("datasets")          # the README's examples read the shared data
+    need_program("make")
     root = tmp_path_factory.mktemp("readme")
     shutil.copytree(REPO / "configs", root / "configs")
     shutil.copytree(REPO / "datasets" / "synthetic", root / "datasets" / "synthetic")

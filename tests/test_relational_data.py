@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 from frcli.data.relational import is_relational, load_relational, relational_splits
 from frcli.errors import DataError
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "relational"
-shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets not present")
+from tests.conftest import SHARED_DATA
+
+SHARED = SHARED_DATA / "relational"
+shared = pytest.mark.shared("datasets/relational")
 
 MOVIES_S = """[Relations]
 genre(Movie,nominal1)

@@ -5,7 +5,6 @@ features, restrictions of AGG-Exist and NO-Rel, and invariance to --jobs."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +16,10 @@ from frcli.engines.relational.features import BOUND, CONST, FRESH, Atom, Languag
 from frcli.engines.relational.scores import ensemble_scores
 from frcli.engines.relational.tree import Node, RelTree, TreeParams
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "relational"
-shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets not present")
+from tests.conftest import SHARED_DATA
+
+SHARED = SHARED_DATA / "relational"
+shared = pytest.mark.shared("datasets/relational")
 
 
 # -- a plain-Python reference of the feature semantics (§A3) ----------------------------------

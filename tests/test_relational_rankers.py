@@ -101,7 +101,7 @@ rankers:
   - {{method: genie3-tree, params: {{tables: target}}}}
 """)
     assert main(["experiment", str(cfg)]) == 0
-    from frcli.experiment.store import tidy_frame
+    from frcli.results.store import tidy_frame
 
     df = tidy_frame(tmp_path / "res" / "rel")
     assert set(df["measure"]) == {"accuracy"}

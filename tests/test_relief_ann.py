@@ -9,12 +9,15 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines import relief_ann
-from frcli.engines.relief import column_distances, column_meta, relief
+from frcli.engines.relief import ann as relief_ann
+from frcli.engines.relief.common import column_distances, column_meta, kernel
+from frcli.engines.relief.relief import relief
 from frcli.errors import ConfigError
 
 pytest.importorskip("pynndescent")
-pytest.importorskip("frcli._ext._relief")
+from tests.conftest import need_kernel
+
+need_kernel("frcli._ext.relief._relief")
 
 
 def _data(n=700, task="mtr", seed=1, missing=False):
@@ -63,13 +66,13 @@ def test_approximate_relief_agrees_with_exact(small_groups, task):
 
 
 def test_found_neighbours_are_mostly_the_exact_ones(small_groups):
-    from frcli.engines.relief import _kernels, _prepare, _search
+    from frcli.engines.relief.relief import _search, prepare
     ds = _data()
     rows = np.arange(0, ds.n_examples, 7, dtype=np.int32)
     group = np.zeros(ds.n_examples, dtype=np.int32)
-    K_ = _kernels()
-    ne, de, _ = _search(K_, ds, _prepare(ds, "auto", "exact"), rows, group, 1, 10, 1, 0)
-    na, da, ca = _search(K_, ds, _prepare(ds, "auto", "approximate"), rows, group, 1, 10, 1,
+    K_ = kernel("_relief")
+    ne, de, _ = _search(K_, ds, prepare(ds, "auto", "exact"), rows, group, 1, 10, 1, 0)
+    na, da, ca = _search(K_, ds, prepare(ds, "auto", "approximate"), rows, group, 1, 10, 1,
                          0)
     assert (ca == 10).all()
     recall = np.mean([len(set(x) & set(y)) / 10 for x, y in zip(ne[:, 0], na[:, 0])])

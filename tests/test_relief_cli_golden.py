@@ -16,7 +16,7 @@ import pytest
 from frcli.cli import main
 from tests.test_relief_clus import REF, read_fimp, read_settings
 
-pytestmark = pytest.mark.skipif(not REF.is_dir(), reason=f"{REF} not available")
+pytestmark = pytest.mark.shared("datasets/clus-reference")
 
 CASES = {  # reference -> (data file, extra --param options)
     "testMTR": ("testMTR", ["per_target=true"]),

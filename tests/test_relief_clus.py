@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-REF = SHARED / "datasets" / "clus-reference"
+from tests.conftest import SHARED_DATA
 
-pytestmark = pytest.mark.skipif(not REF.is_dir(), reason=f"{REF} not available")
+REF = SHARED_DATA / "clus-reference"
+
+pytestmark = pytest.mark.shared("datasets/clus-reference")
 
 CASES = {  # reference file -> (data file, extra relief options)
     "testMTR": ("testMTR", {}),
@@ -82,7 +83,7 @@ def _load(data: str, settings: dict):
 
 @pytest.mark.parametrize("ref", list(CASES))
 def test_matches_clus_reference(ref):
-    from frcli.engines.relief import relief
+    from frcli.engines.relief.relief import relief
 
     data, extra = CASES[ref]
     st = read_settings(REF / f"{ref}.s")

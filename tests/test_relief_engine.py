@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._relief")
+need_kernel("frcli._ext.relief._relief")
 
-from frcli.engines.relief import relief  # noqa: E402
+from frcli.engines.relief.relief import relief  # noqa: E402
 
 # -- reference ------------------------------------------------------------------------------
 
@@ -481,9 +482,9 @@ def test_ranker_params_and_errors():
 def test_search_neighbours_exact_with_ties(k, sparse):
     """Many exact ties and ranges with inexact inverses (3, 7, 0.3): the kernel's
     approximate first pass must not change the neighbours or the tie order."""
-    from frcli._ext import _relief
+    from frcli._ext.relief import _relief
 
-    from frcli.engines.relief import column_meta
+    from frcli.engines.relief.common import column_meta
 
     rng = np.random.default_rng(13)
     n = 530                                    # several candidate blocks, 530 % 4 != 0
@@ -552,7 +553,7 @@ def test_unlabeled_rows_need_semi_supervised():
 def test_sparse_first_pass_gives_identical_results():
     """Mostly-zero data (the bibtex/delicious shape): the O(nnz) search gives exactly the
     dense search's neighbours, hence bit-identical importances, and matches the reference."""
-    from frcli._ext import _relief
+    from frcli._ext.relief import _relief
 
     rng = np.random.default_rng(15)
     n, F = 300, 40
@@ -684,3 +685,11 @@ def test_empty_data_set_is_a_data_error():
     for method in ("relief", "relief-str"):
         with pytest.raises(DataError, match="no data rows"):
             rank(ds, method)
+
+
+def test_python_feature_kinds_are_the_kernels():
+    """frcli.engines.relief.common's K_* name the kinds of ext/relief/_distance.pxd."""
+    from frcli._ext.relief import _relief
+    from frcli.engines.relief import common
+
+    assert {k: getattr(common, k) for k in _relief.FEATURE_KINDS} == _relief.FEATURE_KINDS

@@ -14,11 +14,13 @@ import pytest
 
 from frcli.data.dataset import Attribute, Dataset
 from frcli.data.synthetic import planted_ssl
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._relief")
+need_kernel("frcli._ext.relief._relief")
 
-from frcli.engines import relief_tune as RT  # noqa: E402
-from frcli.engines.relief import _kernels, _prepare, kernel_search, relief  # noqa: E402
+from frcli.engines.relief import tune as RT  # noqa: E402
+from frcli.engines.relief.common import kernel  # noqa: E402
+from frcli.engines.relief.relief import kernel_search, prepare, relief  # noqa: E402
 
 
 def small(task: str, seed: int = 0, n: int = 90):
@@ -47,8 +49,8 @@ def small(task: str, seed: int = 0, n: int = 90):
 def test_grid_of_every_fold_equals_plain_runs(task):
     """The six-weighting pass gives every (fold, influence pair, k) as a plain run does."""
     ds = small(task)
-    K_ = _kernels()
-    prep = _prepare(ds, "auto")
+    K_ = kernel("_relief")
+    prep = prepare(ds, "auto")
     rows = np.random.default_rng(3).permutation(ds.n_examples)
     search = kernel_search(K_, prep, 1, ds)
     nbrs = search(rows, np.zeros(ds.n_examples, np.int32), 1, 30)
@@ -70,8 +72,8 @@ def test_shared_search_answers_exactly_as_the_kernel():
     n = 120
     X = rng.integers(0, 4, size=(n, 5)).astype(float)       # many exact ties
     ds = Dataset("t", X, [Attribute(f"f{i}", "numeric") for i in range(5)], "unsupervised")
-    K_ = _kernels()
-    prep = _prepare(ds, "auto")
+    K_ = kernel("_relief")
+    prep = prepare(ds, "auto")
     plain = kernel_search(K_, prep, 1, ds)
     fold = rng.integers(0, 4, n)
     cls = rng.integers(0, 2, n)

@@ -9,7 +9,6 @@ no chromium exists, and fails instead under CI (``FRCLI_CI=1``).
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 
 from frcli.cli import main
+from tests.conftest import missing
 
 REPO = Path(__file__).resolve().parents[1]
 WIDTH, HEIGHT = 1280, 9000
@@ -29,11 +29,8 @@ def _chromium() -> str:
         path = shutil.which(name)
         if path:
             return path
-    if os.environ.get("FRCLI_CI"):
-        pytest.fail("chromium is not installed, but CI must render the report (.ci/run "
-                    "installs Debian's chromium)")
-    pytest.skip("no chromium on this machine (Debian: apt-get install chromium); CI runs "
-                "this test")
+    missing("chromium", "the report is rendered in a real browser (Debian: apt-get install "
+            "chromium; .ci/run installs it)")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO, SHARED
+from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO))
 
@@ -27,7 +27,7 @@ def _forms(v: float) -> list[str]:
     return sorted(out)
 
 
-@pytest.mark.skipif(not (SHARED / "papers").is_dir(), reason="../shared/papers not found")
+@pytest.mark.shared("papers")
 def test_every_quoted_number_is_on_its_cited_lines():
     bad = []
     n = 0

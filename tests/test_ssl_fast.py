@@ -19,8 +19,9 @@ import pytest
 from frcli.data.dataset import Attribute, Dataset
 from frcli.engines.forest import clustering_spec
 from tests.test_forest_presort import _assert_identical, _grow
+from tests.conftest import need_kernel
 
-_forest = pytest.importorskip("frcli._ext._forest")
+_forest = need_kernel("frcli._ext._forest")
 
 
 def _nominal_ssl(n: int = 700, seed: int = 0, missing: bool = False) -> Dataset:

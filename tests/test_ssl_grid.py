@@ -1,4 +1,4 @@
-"""The SSL-Relief tuning grid (``relief_tune._ssl_grid``, kernel ``ext/_ssl_grid.pyx``)
+"""The SSL-Relief tuning grid (``relief.tune._ssl_grid``, kernel ``ext/relief/_ssl_grid.pyx``)
 against a frozen plain-numpy reference: the one-pass grid as first written (per-pair weight
 matrix of six monomials x (1, dc) per fold, times each k's slot-class weights, summed by
 matrix products). The kernel must give the same importances (to 1e-12 of their scale), the
@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 
 from frcli.data.synthetic import planted_ssl
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._ssl_grid")
+need_kernel("frcli._ext.relief._ssl_grid")
 
-from frcli.engines import relief_tune as RT  # noqa: E402
-from frcli.engines.relief import (_class_weights, _estimate, _kernels, _prepare,  # noqa: E402
-                                  _TargetDistance, influence_position, kernel_search)
+from frcli.engines.relief import tune as RT  # noqa: E402
+from frcli.engines.relief.common import TargetDistance, kernel  # noqa: E402
+from frcli.engines.relief.relief import (class_weights, estimate,  # noqa: E402
+                                         influence_position, kernel_search, prepare)
 from tests.test_relief_tune import small  # noqa: E402
 
 
@@ -47,7 +49,7 @@ def reference_grid(K_, ds, lab_f, fmeta, Xc, rows, nbrs, search, points, neighbo
         both = lf[ra] & lf[rb]
         dc = dx.copy()
         if both.any():   # d_Y between labeled pairs (ranges of this fold's labels), d_X else
-            td = _TargetDistance(ds, distance, w0, weight_aggregate, False, np.flatnonzero(lf))
+            td = TargetDistance(ds, distance, w0, weight_aggregate, False, np.flatnonzero(lf))
             fa, fb = ra[both], rb[both]
             vals = np.zeros(fa.size)
             step = max(1, 4_000_000 // max(1, ds.Y.shape[1]))
@@ -63,7 +65,7 @@ def reference_grid(K_, ds, lab_f, fmeta, Xc, rows, nbrs, search, points, neighbo
     # block of pairs gives every (k, fold, weighting) sum (many small per-class products are
     # slow, above all with a multi-threaded BLAS on a loaded machine)
     pwT = np.ascontiguousarray(
-        np.stack([_class_weights(avail_vals, kmax, k, sigma) for k in neighbours])[:, kc].T)
+        np.stack([class_weights(avail_vals, kmax, k, sigma) for k in neighbours])[:, kc].T)
     acc = np.zeros((Q, nk * F))
     tot = np.zeros((Q, nk))
     pa, pb = ra.astype(np.int32), rb.astype(np.int32)
@@ -89,13 +91,13 @@ def reference_grid(K_, ds, lab_f, fmeta, Xc, rows, nbrs, search, points, neighbo
             dF = dF.reshape(folds, F)
             dFdT = dFdT.reshape(folds, F)
             for f in range(folds):
-                out[(f, p, k)] = _estimate(dFdT[f], dF[f], float(T[f]), float(S[f]))
+                out[(f, p, k)] = estimate(dFdT[f], dF[f], float(T[f]), float(S[f]))
     return out
 
 
 def _grid_inputs(ds, seed=3, folds=3, kmax=30):
-    K_ = _kernels()
-    prep = _prepare(ds, "auto")
+    K_ = kernel("_relief")
+    prep = prepare(ds, "auto")
     rows = np.random.default_rng(seed).permutation(ds.n_examples)
     search = kernel_search(K_, prep, 1, ds)
     nbrs = search(rows, np.zeros(ds.n_examples, np.int32), 1, kmax)
@@ -154,7 +156,7 @@ def test_benchmark_choices_are_frozen(task, want):
 def test_kernel_is_the_plain_sum_and_independent_of_jobs():
     """Direct check of ``accumulate``: the monomials and sums as defined, for 1 and 2 threads
     over several feature blocks (bitwise equal)."""
-    from frcli._ext import _ssl_grid as G
+    from frcli._ext.relief import _ssl_grid as G
 
     rng = np.random.default_rng(0)
     n, P, F, folds, ncol = 40, 300, 150, 3, 2
@@ -205,8 +207,8 @@ def test_nearest_member_layer_equals_the_kernel_search():
     X = rng.integers(0, 3, size=(n, 4)).astype(float)        # many exact ties
     from frcli.data.dataset import Attribute, Dataset
     ds = Dataset("t", X, [Attribute(f"f{i}", "numeric") for i in range(4)], "unsupervised")
-    K_ = _kernels()
-    prep = _prepare(ds, "auto")
+    K_ = kernel("_relief")
+    prep = prepare(ds, "auto")
     plain = kernel_search(K_, prep, 1, ds)
     for frac, some in [(0.02, False), (0.15, False), (0.6, True), (0.0, False)]:
         member = rng.random(n) < frac

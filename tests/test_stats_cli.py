@@ -26,7 +26,7 @@ def matrix_csv(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
+def store(tmp_path_factory, need):
     """uniform + random + a Relief grid on 3 synthetic sets, holdout × 2 (~2 s)."""
     d = tmp_path_factory.mktemp("exp")
     cfg = d / "tiny.yaml"
@@ -41,8 +41,7 @@ rankers:
     params: {{iterations: [0.5, 1.0], neighbours: [5, 10]}}
 evaluation: {{knn: 5}}
 """)
-    if not (REPO / "datasets" / "synthetic" / "synth-mtr.arff").exists():
-        pytest.skip("bundled synthetic data sets absent")
+    need.file(REPO / "datasets" / "synthetic" / "synth-mtr.arff", "the bundled synthetic set")
     assert main(["experiment", str(cfg)]) == 0
     return d / "res" / "tiny"
 

@@ -19,9 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    if not (REPO / "datasets" / "synthetic" / "synth-mtr.arff").exists():
-        pytest.skip("bundled synthetic data sets absent")
+def results(tmp_path_factory, need):
+    need.file(REPO / "datasets" / "synthetic" / "synth-mtr.arff", "the bundled synthetic set")
     root = tmp_path_factory.mktemp("labels")
     configs = {
         "quick": ("[synth-mtr, synth-regression]", "{neighbours: 5}"),
@@ -50,7 +49,7 @@ def test_a_run_has_one_label_in_every_view(results, capsys):
     assert _ranked(capsys, str(results))["mtr"] == expected          # the folder
     assert _ranked(capsys, str(results / "mtr"))[""] == expected     # the experiment alone
 
-    from frcli.experiment.executor import summary_table
+    from frcli.stats.summary import summary_table
 
     import io
 

@@ -6,16 +6,14 @@ import io
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from frcli.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_summary_says_mean_of_1_set(tmp_path):
-    if not (REPO / "datasets" / "synthetic" / "synth-mtr.arff").exists():
-        pytest.skip("bundled synthetic data sets absent")
+def test_summary_says_mean_of_1_set(tmp_path, need):
+    need.file(REPO / "datasets" / "synthetic" / "synth-mtr.arff", "the bundled synthetic set")
     cfg = tmp_path / "five.yaml"
     cfg.write_text(f"name: five\noutput: {tmp_path}\n"
                    "datasets: [synth-mtr, synth-regression, synth-ssl-mtr, synth-mlc, "
@@ -24,7 +22,7 @@ def test_summary_says_mean_of_1_set(tmp_path):
     assert main(["experiment", str(cfg)]) == 0
     from rich.console import Console
 
-    from frcli.experiment.executor import summary_table
+    from frcli.stats.summary import summary_table
 
     con = Console(width=200, record=True, file=io.StringIO())
     con.print(summary_table(tmp_path / "five"))
@@ -51,11 +49,10 @@ def test_pairwise_decision_column_is_named_for_what_it_is(tmp_path, capsys):
     assert header in md and "| A better |" in md
 
 
-def test_plot_files_are_named_and_go_beside_the_results(tmp_path, monkeypatch, capsys):
+def test_plot_files_are_named_and_go_beside_the_results(tmp_path, monkeypatch, capsys, need):
     """``--plot cd`` without --output writes to a stats folder beside the results (not the
     working folder) and lists each file it wrote under that folder (issue 29, 2.4)."""
-    if not (REPO / "datasets" / "synthetic" / "synth-mtr.arff").exists():
-        pytest.skip("bundled synthetic data sets absent")
+    need.file(REPO / "datasets" / "synthetic" / "synth-mtr.arff", "the bundled synthetic set")
     cfg = tmp_path / "two.yaml"
     cfg.write_text(f"name: two\noutput: {tmp_path / 'results'}\n"
                    "datasets: [synth-mtr, synth-regression]\n"

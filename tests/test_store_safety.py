@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from frcli.cli import main
-from frcli.experiment.store import LOCK_NAME, Store
+from frcli.results.store import LOCK_NAME, Store
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "datasets" / "synthetic" / "synth-mtr.arff"

@@ -3,13 +3,13 @@ a bare score (``symbolic``, ``genie3``, ``rf``), and ``frcli rank --list-methods
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from frcli.data import catalog
 from frcli.rankers.ensemble import TASK_ENSEMBLES
 from frcli.rankers.registry import get_ranker
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 
 def test_unsupervised_ensembles_follow_p_uns():

@@ -104,7 +104,7 @@ def _config(tmp_path, evaluation, protocol=None, task="classification"):
 
 def test_experiment_with_topf_evaluation_and_repeated_cv(tmp_path):
     from frcli.experiment.executor import run_experiment
-    from frcli.experiment.store import tidy_frame
+    from frcli.results.store import tidy_frame
 
     cfg = parse_config(_config(tmp_path, {"kind": "topf", "curve": [1, 2, 5]}))
     assert cfg.protocol.n_splits == 6

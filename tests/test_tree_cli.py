@@ -6,8 +6,9 @@ import json
 import pytest
 
 from frcli.cli import main
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 
 def clus_block(path):

@@ -19,8 +19,9 @@ from frcli.data.clus_out import (clus_number, parse_clus_tree, read_clus_model_i
                                  read_clus_tree)
 from frcli.engines.pct_view import java_double, render_text
 from frcli.errors import UserError
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 # targets are the last T attributes (single-tree/README.md)
 SETS = {"atp1d": 6, "atp7d": 6, "edm": 2, "enb": 2, "jura": 3, "oes10": 16, "oes97": 16,

@@ -16,8 +16,9 @@ from frcli.data.dataset import Attribute, Dataset
 from frcli.engines.forest import PCTForest, clustering_spec
 from tests.test_tree_split import (dense_C, mixed_features, ncat_of, numeric_features,
                                    ref_candidates, ref_Q, ref_select, seq_sum)
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._forest")
+need_kernel("frcli._ext._forest")
 
 
 def _var_est(C, w, est):

@@ -15,8 +15,9 @@ import pytest
 
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
 from frcli.engines.forest import MODE_COMPLETE, MODE_MISSING, MODE_SPARSE01, clustering_spec
+from tests.conftest import need_kernel
 
-_tree = pytest.importorskip("frcli._ext._tree")
+_tree = need_kernel("frcli._ext._tree")
 
 
 # -- reference ---------------------------------------------------------------------------

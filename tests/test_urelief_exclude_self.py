@@ -8,10 +8,11 @@ import pytest
 
 from frcli.data.dataset import Dataset
 from frcli.errors import ConfigError
+from tests.conftest import need_kernel
 
-pytest.importorskip("frcli._ext._relief")
+need_kernel("frcli._ext.relief._relief")
 
-from frcli.engines.relief import relief  # noqa: E402
+from frcli.engines.relief.relief import relief  # noqa: E402
 from tests.test_relief_engine import (GRID_CASES, make_X, ref_dx, ref_feature_dist,  # noqa: E402
                                       ref_rows, ref_weights)
 

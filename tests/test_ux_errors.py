@@ -378,11 +378,11 @@ def test_constant_and_all_missing_columns_warn_in_one_line(files, capsys, method
 
 
 @pytest.mark.parametrize("method", ["relief", "genie3-rf"])
-def test_engines_on_degenerate_columns_give_finite_importances(files, capsys, method):
+def test_engines_on_degenerate_columns_give_finite_importances(files, capsys, method, need):
     from frcli.rankers import registry
 
     if not registry.available(method):
-        pytest.skip(f"{method} engine not built")
+        need.missing(f"the {method} engine", "its kernel is not built (make build)")
     (files / "d.arff").write_text(DEGENERATE)
     assert main(["rank", "d.arff", "--targets", "last:1", "--semi-supervised", "--method",
                  method, "--format", "csv", "-p", "trees=5" if method != "relief"

@@ -40,7 +40,7 @@ def register(app: typer.Typer) -> None:
         from frcli.commands import console as make_console
         from frcli.errors import UserError
         from frcli.experiment.config import load_config
-        from frcli.experiment.executor import run_experiment, summary_table
+        from frcli.experiment.executor import run_experiment
         from frcli.experiment.plan import build_plan
 
         cfg = load_config(config)
@@ -59,6 +59,8 @@ def register(app: typer.Typer) -> None:
         summary = run_experiment(cfg, jobs=jobs, dask=dask_scheduler, force=force,
                                  output=output, progress=progress, threads=threads)
         if summary.runs_written or summary.skipped:
+            from frcli.stats.summary import summary_table
+
             console.print(summary_table(summary.directory))
         console.print(f"{summary.tasks} tasks: {summary.computed} computed, {summary.skipped} "
                       f"already stored, {len(summary.failures)} failed; {summary.runs_written} "

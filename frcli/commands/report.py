@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
         Example: frcli report results/quickstart
         """
         from frcli.errors import ConfigError, UserError
-        from frcli.experiment.store import find_stores
+        from frcli.results.store import find_stores
         from frcli.stats.report import write
 
         if not 0.0 < alpha < 1.0:

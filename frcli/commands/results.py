@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
         experiment column first. Example: frcli results export results/quickstart > qs.csv
         """
         from frcli.errors import choices_error, UserError
-        from frcli.experiment.store import tidy_frames
+        from frcli.results.store import tidy_frames
 
         if fmt is None:
             fmt = "parquet" if output is not None and output.suffix == ".parquet" else "csv"

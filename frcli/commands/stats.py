@@ -120,11 +120,11 @@ def run(sources, *, measure=None, methods=None, datasets=None, group_by=None,
         raise choices_error("--bayes", bayes, bs.TESTS)
     if "simplex" in plots and bayes is None:
         raise ConfigError("--plot simplex draws the --bayes posteriors; add --bayes TEST")
-    from frcli.stats import table as tb
+    from frcli.results.tidy import read_sources
 
     measures = _split(measure) or None
     matrix_measure = measures[0] if measures and len(measures) == 1 else None
-    df = tb.read_sources([str(s) for s in sources], matrix_measure)
+    df = read_sources([str(s) for s in sources], matrix_measure)
     warnings: list[str] = []
     comps = analyse(df, measures, methods=methods, datasets=datasets, group_by=group_by,
                     round_spec=round_spec, alpha=alpha, control=control,

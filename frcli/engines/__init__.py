@@ -2,5 +2,5 @@
 (``relief``), and the kernels they drive in ``frcli._ext`` (built from ``ext/``).
 
 Engines import only the data layer and the kernels, never rankers or studies
-(see ../shared/spec/architecture.md).
+(docs/design/layers.md).
 """

@@ -553,29 +553,6 @@ def _shared_credit(trees: list[dict], inner: np.ndarray, f: np.ndarray, sw: np.n
             np.concatenate([hstar * part, np.repeat(hstar * part, k)]))
 
 
-def realised_tree(tree: dict, ncat: np.ndarray) -> dict:
-    """The tree as the RF score routes rows under ties=share (``_tree.tree_realised``): at
-    each node in ``alt_node`` the drawn tied test replaces the node's (a nominal one's values
-    from ``alt_cats``; ``alt_swap``: its lower side is the node's right child). The leaves
-    and their training rows are the tree's. The kernel draws the realisation when the forest
-    computes the RF score or keeps its trees' values (``fit``); a tree without one is
-    returned as is."""
-    if "alt_node" not in tree or len(tree["alt_node"]) == 0:
-        return tree
-    r = {k: np.array(v, copy=True) for k, v in tree.items()}
-    nodes = tree["alt_node"]
-    feats = tree["alt_feature"]
-    r["feature"][nodes] = feats
-    r["threshold"][nodes] = tree["alt_threshold"]
-    nominal = ncat[feats] > 0
-    r["offset"][nodes[nominal]] = len(tree["cats"]) + tree["alt_offset"][nominal]
-    r["cats"] = np.concatenate([tree["cats"], tree["alt_cats"]]).astype(np.uint8)
-    sw = nodes[tree["alt_swap"] == 1]
-    r["left"][sw], r["right"][sw] = tree["right"][sw], tree["left"][sw]
-    r["p_left"][sw] = 1.0 - tree["p_left"][sw]
-    return r
-
-
 def genie3_raw(spec: ClusteringSpec, per_target: np.ndarray) -> np.ndarray:
     """Per-target Genie3 in the targets' own units: each group's share of h* divided by its
     column weight a_c (1/(T·Var_train) for a numeric target), i.e. the reduction of the

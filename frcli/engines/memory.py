@@ -1,4 +1,4 @@
-"""Memory estimates made before big work (issue 9): a ranker's ``validate`` asks how much a
+"""Memory estimates made before big work: a ranker's ``validate`` asks how much a
 run will need and refuses, in one line, what cannot fit ("needs ≈ 7280.0 GiB, the machine has
 23.5 GiB") instead of dying with a ``MemoryError`` or being killed by the kernel hours later.
 

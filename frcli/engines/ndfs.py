@@ -1,5 +1,5 @@
 """NDFS, nonnegative discriminative feature selection (Li, Yang, Liu, Zhou & Lu, AAAI 2012),
-a P-UNS baseline (spec-ssl-unsup §5.3).
+a P-UNS baseline (scikit-feature's defaults, as the paper ran it).
 
 NDFS learns nonnegative cluster indicators F (n x c) that are smooth on the data's kNN graph
 and predictable from the features by a row-sparse linear model W (C x c):

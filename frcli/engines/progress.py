@@ -2,9 +2,9 @@
 
 A kernel given ``progress=slots`` (an int64 array, one slot per thread) adds to
 ``slots[thread]`` as it finishes units of work: trees (``ext/_forest.pyx``) or Relief
-instances whose neighbours are found (``ext/_relief.pyx``). Nothing reads the slots inside the
-kernels, so results never depend on them, and there is no lock (each thread writes its own
-slot; a reader summing them may see a count a moment old).
+instances whose neighbours are found (``ext/relief/_relief.pyx``). Nothing reads the slots
+inside the kernels, so results never depend on them, and there is no lock (each thread writes
+its own slot; a reader summing them may see a count a moment old).
 
 Whoever shows progress (``frcli rank`` on a terminal) opens ``tracking(counter)``; engines
 about to run a kernel call ``slots(expected, unit)``, which announces the work and returns the

@@ -1,9 +1,10 @@
-"""CLUS 2.12.8's variant of the Random Forest score (``rf_variant=clus``; issue 14).
+"""CLUS 2.12.8's variant of the Random Forest score (``rf_variant=clus``; docs/design/pct.md).
 
 The papers define the RF score with one permutation per (tree, feature), each alone
-(spec-core §4.3): imp(x_i) = mean over trees of [Err(OOB^i) - Err(OOB)] / Err(OOB). CLUS computes
-it differently (``ClusEnsembleFeatureRanking.calculateRFimportance``): it deep-copies the
-training rows once per tree, and ``RowData.selectFrom`` hands the OOB *tuples themselves* to
+(docs/design/pct.md, "The three scores"): imp(x_i) = mean over trees of
+[Err(OOB^i) - Err(OOB)] / Err(OOB). CLUS computes it differently
+(``ClusEnsembleFeatureRanking.calculateRFimportance``): it deep-copies the training rows once
+per tree, and ``RowData.selectFrom`` hands the OOB *tuples themselves* to
 ``createRandomizedOOBdata``, which swaps the feature's values in place. The permutations are
 therefore never undone within a tree: the k-th feature of the tree, in the order
 ``getInternalAttributesNames`` lists them (depth first from a stack, the "no" child popped
@@ -13,7 +14,7 @@ why CLUS's values are 5-10x larger than the thesis's on most sets, and why its r
 towards the features a tree uses late. Our default keeps the papers' definition; this module
 reproduces CLUS's numbers for users who compare with it. Numeric targets only (regression and
 MTR); the forest is the same one the other scores come from, and under ``ties=share`` the trees
-are realised as for the thesis score (``frcli.engines.forest.realised_tree``).
+are realised as for the thesis score (``realised_tree``).
 """
 from __future__ import annotations
 
@@ -43,11 +44,33 @@ def _clus_order(tree: dict, ncat: np.ndarray) -> list[int]:
     return order
 
 
+def realised_tree(tree: dict, ncat: np.ndarray) -> dict:
+    """The tree as the RF score routes rows under ties=share (``_tree.tree_realised``): at
+    each node in ``alt_node`` the drawn tied test replaces the node's (a nominal one's values
+    from ``alt_cats``; ``alt_swap``: its lower side is the node's right child). The leaves
+    and their training rows are the tree's. The kernel draws the realisation when the forest
+    computes the RF score or keeps its trees' values (``fit``); a tree without one is
+    returned as is."""
+    if "alt_node" not in tree or len(tree["alt_node"]) == 0:
+        return tree
+    r = {k: np.array(v, copy=True) for k, v in tree.items()}
+    nodes = tree["alt_node"]
+    feats = tree["alt_feature"]
+    r["feature"][nodes] = feats
+    r["threshold"][nodes] = tree["alt_threshold"]
+    nominal = ncat[feats] > 0
+    r["offset"][nodes[nominal]] = len(tree["cats"]) + tree["alt_offset"][nominal]
+    r["cats"] = np.concatenate([tree["cats"], tree["alt_cats"]]).astype(np.uint8)
+    sw = nodes[tree["alt_swap"] == 1]
+    r["left"][sw], r["right"][sw] = tree["right"][sw], tree["left"][sw]
+    r["p_left"][sw] = 1.0 - tree["p_left"][sw]
+    return r
+
+
 def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(overall (F,), per target (T, F)) CLUS-style RF scores of a fitted ``PCTForest``
     grown with ``keep_values=True`` on ``dataset`` with bootstrapping."""
     from frcli._ext import _forest
-    from frcli.engines.forest import realised_tree
 
     if dataset.task not in ("regression", "mtr"):
         raise ConfigError(f"rf_variant=clus is CLUS's RF score for numeric targets; this is "

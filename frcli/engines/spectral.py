@@ -1,5 +1,5 @@
 """Graph-spectral feature scores: the Laplacian score (He, Cai & Niyogi 2005) and its
-semi-supervised variant (spec-ssl-unsup A22), SPEC (Zhao & Liu 2007) and MCFS (Cai, Zhang &
+semi-supervised variant (Doquire & Verleysen 2013), SPEC (Zhao & Liu 2007) and MCFS (Cai, Zhang &
 He 2010), the baselines of P-ML (STR) and P-UNS.
 
 Input space (every method): nominal features one-hot encoded, numeric features divided by
@@ -98,7 +98,8 @@ def flip(scores: np.ndarray) -> np.ndarray:
 
 def ssl_graph(Z: np.ndarray, targets: np.ndarray | None, labeled: np.ndarray, k: int,
               w: float, jobs: int = 1):
-    """The semi-supervised Laplacian graph (A22): the kNN heat-kernel graph in X, and among
+    """The semi-supervised Laplacian graph (P-ML does not describe its graph; this follows
+    Doquire & Verleysen 2013): the kNN heat-kernel graph in X, and among
     the labeled rows the kNN graph of the targets (range-scaled), each normalised to total
     weight 1 and mixed as (1 - w) X-graph + w target-graph. Without targets: the X-graph."""
     Sx, _ = knn_graph(Z, k, jobs=jobs)

@@ -1,10 +1,11 @@
 """Curves of a measure over the top-f features of a ranking, and their areas.
 
 Used where a paper looks at *where* in a ranking the useful features are: P-UNS plots the 1NN
-MSE over the top 1, 2, 4, …, 2^⌊log2 F⌋ and F features (spec-ssl-unsup §5.3); the ReliefE
+MSE over the top 1, 2, 4, …, 2^⌊log2 F⌋ and F features; the ReliefE
 paper summarises rF1(f) = F1(top f)/F1(all) by AUrF1, a Simpson-rule integral divided by the
-number of f values (spec-relational-mex). The semi-supervised papers take the area of
-(ℓ, m(ℓ)) curves over equidistant ℓ (trapezoid, unit spacing: spec-ssl-unsup A21).
+number of f values. The semi-supervised papers take the area of (ℓ, m(ℓ)) curves over
+equidistant ℓ: a trapezoid with unit spacing, since "equidistant" fixes the spacing but not its
+unit, and unit spacing matches the magnitudes P-ML prints (docs/design/experiment.md).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def powers_of_two(n_features: int) -> list[int]:
 
 def curve_area(values: Sequence[float], x: Sequence[float] | None = None, *,
                rule: str = "trapezoid", normalise: bool = False) -> float:
-    """Area under a curve. ``x`` defaults to 0, 1, 2, … (equidistant points, A21).
+    """Area under a curve. ``x`` defaults to 0, 1, 2, … (equidistant points, unit spacing).
 
     ``rule``: "trapezoid" or "simpson" (scipy's composite Simpson, which handles uneven x).
     ``normalise``: divide by the number of points (AUrF1's convention).

@@ -1,16 +1,18 @@
-"""Weighted kNN, the evaluator every paper uses to judge a ranking (spec-core §6.1).
+"""Weighted kNN, the evaluator every paper uses to judge a ranking (docs/design/experiment.md,
+"Evaluation").
 
 Distance: d(x¹, x²)² = Σ_i w_i d_i(x¹, x²)² with w_i = max(importance_i, 0) (all zero → all
 ones), d_i = |a − b| / (max_i − min_i) for numeric features (min/max over the *training*
 part's known values; a zero range counts as 1), 1[a ≠ b] for nominal ones, and the missing-value
-rules of spec-core §1.4 (nominal: 1 − 1/K; numeric both missing: 1; one missing: max(t, 1 − t)).
-Test values outside the training range are not clipped (A10).
+rules of Relief (docs/design/relief.md, "Distances": nominal 1 − 1/K; numeric both missing 1;
+one missing max(t, 1 − t)).
+Test values outside the training range are not clipped.
 
 Why the embedding: every d_i² above is a sum of products f(a)·g(b), so the whole distance matrix
 of a block of test rows is one matrix product ``A @ B.T`` plus a row and a column term. That puts
 the O(n_test · n_train · F) work in BLAS and keeps missing values exact (no imputation).
 
-Neighbours: the k nearest training rows, ties broken by the lower training index (A10). To make
+Neighbours: the k nearest training rows, ties broken by the lower training index. To make
 exact mathematical ties survive floating-point rounding, distances are snapped to a grid of
 2⁻⁴⁰ · Σw before selection (far below any meaningful difference).
 """
@@ -28,7 +30,8 @@ _BLOCK_CELLS = 1 << 22
 
 
 def knn_weights(importances: np.ndarray) -> np.ndarray:
-    """w_i = max(importance_i, 0), NaN counted as 0; all zero → all ones (spec-core §6.1)."""
+    """w_i = max(importance_i, 0), NaN counted as 0: a negative score means "worse than a
+    random feature"; all zero → all ones, the unweighted baseline."""
     w = np.nan_to_num(np.asarray(importances, dtype=np.float64), nan=0.0, posinf=0.0,
                       neginf=0.0)
     w = np.maximum(w, 0.0)
@@ -224,7 +227,7 @@ def neighbours(Xtr: np.ndarray, Xte: np.ndarray, nominal: np.ndarray, n_cat: np.
 
 def _targets_for(train: Dataset) -> tuple[np.ndarray, str]:
     if train.task == "unsupervised" or train.Y is None:
-        return train.X, "mean"           # reconstruct the (raw) features, spec-ssl-unsup A24
+        return train.X, "mean"           # reconstruct every (raw) feature, as P-UNS
     if train.task == "classification":
         return train.Y[:, 0], "votes"
     return train.Y.astype(np.float64), "mean"

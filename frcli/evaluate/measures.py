@@ -1,11 +1,12 @@
-"""Evaluation measures of the papers, each with its direction (spec-core §6.3, spec-ssl-unsup §5).
+"""Evaluation measures of the papers, each with its direction (docs/design/experiment.md,
+"Evaluation").
 
 Every measure takes the true targets of the test part and the kNN's predictions (mean target
 vectors, label probabilities or class-vote shares, see ``knn.knn_predict``) and returns one
 float. ``MEASURES[name].direction`` ("lower" or "higher" is better) is what the statistics reuse.
 
 Conventions where the papers are silent (recorded here and in docs):
-* MLC label set Z_i = {ℓ : p̂_iℓ ≥ 0.5} (A10).
+* MLC label set Z_i = {ℓ : p̂_iℓ ≥ 0.5} (the papers state no threshold).
 * ML precision with Z_i = ∅: 1 if Y_i = ∅ too, else 0. ML recall with Y_i = ∅: 1 if Z_i = ∅,
   else 0. ML accuracy and ML F1: 0/0 := 1. Micro precision/recall/F1: 0/0 := 1 (nothing to
   find and nothing predicted).
@@ -16,9 +17,10 @@ Conventions where the papers are silent (recorded here and in docs):
 * PR area: ``pr_area(..., method="step")`` (default; average precision over all distinct
   thresholds) or ``"interpolated"`` (Davis–Goadrich interpolation between the points, trapezoid
   area, as Vens et al. / CLUS).
-* RRMSE divides by the target's variance on the *training* part (spec-core §6.3, the MTR
-  paper); ``variance="test"`` gives P-ML's reading (spec-ssl-unsup A23). Population variance
-  (ddof 0) over known values; targets with zero variance or no known test value are skipped.
+* RRMSE divides by the target's variance on the *training* part (the MTR paper);
+  ``variance="test"`` gives P-ML's reading (its Table 4 divides by the test part's).
+  Population variance (ddof 0) over known values; targets with zero variance or no known
+  test value are skipped.
 * macro-F1: one-vs-rest F1 averaged over the classes that occur in the truth or the predictions.
 """
 from __future__ import annotations
@@ -249,7 +251,7 @@ def avg_auroc(Y, P):
 
 
 def pooled_auprc(Y, P, pr_method="step"):
-    """AU(PRC-bar): one PR curve over all (example, label) pairs (spec-core §6.3)."""
+    """AU(PRC-bar): one PR curve over all (example, label) pairs, micro-averaged (pooled)."""
     return pr_area(np.asarray(Y).ravel(), np.asarray(P, dtype=np.float64).ravel(), pr_method)
 
 
@@ -283,7 +285,8 @@ def macro_f1(y, P):
 # -- unsupervised ---------------------------------------------------------------------------
 
 def reconstruction_mse(X, P):
-    """Mean squared error of the reconstructed raw feature vectors (spec-ssl-unsup A24)."""
+    """Mean squared error of the reconstructed raw feature vectors: P-UNS's 1NN predicts every
+    feature from the selected ones (AgnoS's "recover the whole data set" criterion)."""
     X = np.asarray(X, dtype=np.float64)
     P = np.asarray(P, dtype=np.float64)
     ok = ~(np.isnan(X) | np.isnan(P))
@@ -313,7 +316,7 @@ MEASURES: dict[str, Measure] = {m.name: m for m in [
     Measure("reconstruction_mse", "lower", ("unsupervised",), reconstruction_mse),
 ]}
 
-#: The 15 measures of the MLC ensemble paper (spec-core §6.3) and the 8 of MLC-Relief.
+#: The 15 measures of the MLC ensemble paper and the 8 of MLC-Relief.
 MLC15 = ("hamming_loss", "subset_accuracy", "ml_accuracy", "ml_precision", "ml_recall", "ml_f1",
          "micro_precision", "micro_recall", "micro_f1", "one_error", "coverage", "ranking_loss",
          "avg_auprc", "pooled_auprc", "avg_auroc")

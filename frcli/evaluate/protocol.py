@@ -18,7 +18,7 @@ class EvalSpec:
 
     knn: neighbours; measures: None = every measure of the task; weighted: importances as
     weights (False: only ``top`` selects features, P-UNS); top: keep the top-f features only;
-    variance: RRMSE normaliser ("train" spec-core, "test" P-ML A23); pr: PR-area method;
+    variance: RRMSE normaliser ("train" the MTR paper, "test" P-ML); pr: PR-area method;
     curve: f values (or "pow2") to also report ``<measure>@<f>`` and ``<measure>_area``.
     kind: "knn" (the above) or "topf" (a scikit-learn ``learner`` on the top-f features, f on
     ``curve``, features scaled by ``scale``: ``frcli.evaluate.topf``, the ReliefE paper).

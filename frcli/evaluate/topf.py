@@ -1,5 +1,5 @@
 """Top-f learner curves: how well a learner does on the f best-ranked features (the ReliefE
-paper's evaluation, spec-relational-mex §C10).
+paper's evaluation; docs/design/experiment.md, "Evaluation").
 
 For every f of a grid, a scikit-learn learner is trained on the training part restricted to the
 f top-ranked features (ties: the data set's feature order, as ``Ranking.order``) and scored on

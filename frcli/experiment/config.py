@@ -30,7 +30,7 @@ PROTOCOLS = ("holdout", "cv", "given", "repeated-cv")
 # silently ignored (a `folds:` under holdout); a type missing here accepts every key
 PROTOCOL_USES = {"holdout": ("repeats", "test_fraction"), "cv": ("folds", "stratify"),
                  "given": (), "repeated-cv": ("repeats", "folds", "stratify")}
-# sanity bounds of the counts in a config (issue 9): far above the papers' (10 repeats,
+# sanity bounds of the counts in a config: far above the papers' (10 repeats,
 # 10 folds, labeled sizes up to a few thousand) and low enough to fail at once, not after
 # hours of planning or gigabytes of memory
 MAX_REPEATS = 1000

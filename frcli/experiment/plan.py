@@ -139,7 +139,7 @@ def run_params(ranker: RankerSpec, params: dict[str, Any]) -> str:
     return canonical(p)
 
 
-MAX_RUNS = 1_000_000     # runs in one experiment (issue 9: a bound, not hours of planning)
+MAX_RUNS = 1_000_000     # runs in one experiment: a bound, not hours of planning
 
 
 @dataclass

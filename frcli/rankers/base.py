@@ -137,13 +137,14 @@ class Param:
 
 
 MAX_SEED = 2**63 - 1        # seeds are stored as SQLite integers
-MAX_JOBS = 256              # engine threads
+MAX_JOBS = 256              # engine threads or worker processes: a bound, not a fork bomb
 MAX_GRID = 10_000           # parameter combinations of one call
 
 
 def check_run_options(seed: Any, jobs: Any) -> None:
-    """``seed`` and ``jobs`` are integers in their bounds (a negative seed used to reach
-    numpy's ``SeedSequence`` as a bare ValueError)."""
+    """``seed`` and ``jobs`` are integers in their bounds, checked here so that a bad one is
+    one clear line (numpy's ``SeedSequence`` would raise a bare ValueError on a negative
+    seed)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or \
             not 0 <= int(seed) <= MAX_SEED:
         raise ConfigError(f"bad seed {seed!r}: expected an integer in 0..2**63-1")
@@ -172,8 +173,8 @@ MIN_ROWS = 5    # fewer rows (with a known target) than this: no ranking means m
 
 def degenerate_reason(dataset: Dataset, rankings: list[Ranking]) -> str | None:
     """Why the rankings say nothing, or None: too few rows, every feature constant (identical
-    rows included), constant targets, or every feature given the same importance (issue 9:
-    these used to pass as all-zero, or all-1.0, rankings without a word)."""
+    rows included), constant targets, or every feature given the same importance: such a
+    ranking (all zero, or all 1.0) must not pass as a result without a word."""
     rows = dataset.labeled if (dataset.labeled is not None and dataset.task != "unsupervised"
                                and not dataset.semi_supervised) else None
     X = dataset.X if rows is None else dataset.X[rows]

@@ -18,16 +18,39 @@ lies in the folder. Stores named together on one command line are pooled into on
 and so labelled together: a parameter that differs between them is shown, so that different
 settings never share a label and equal settings pair up across the stores.
 
-Values are written as a user types them (``min_leaf=2``, ``bootstrap=true``; see
-``frcli.display.param_value``). Methods the registry does not know (a CSV from elsewhere)
-have no known defaults: only their varying parameters are shown.
+Values are written as a user types them (``min_leaf=2``, ``bootstrap=true``: ``param_value``).
+Methods the registry does not know (a CSV from elsewhere) have no known defaults: only their
+varying parameters are shown.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
-from frcli import display
+
+def param_value(v: Any) -> str:
+    """A parameter value as a user would type it: ``2`` (not ``2.0``), ``true``, ``0.25``."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        if v.is_integer() and abs(v) < 1e15:
+            return str(int(v))
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return ",".join(param_value(x) for x in v)
+    if v is None:
+        return "none"
+    return str(v)
+
+
+def label(method: str, params: Mapping[str, Any] | None = None,
+          keys: Iterable[str] | None = None) -> str:
+    """``method`` or ``method(k=v, ...)`` with ``keys`` (default: every key of ``params``)."""
+    params = params or {}
+    keys = list(params) if keys is None else [k for k in keys if k in params]
+    if not keys:
+        return str(method)
+    return f"{method}(" + ", ".join(f"{k}={param_value(params[k])}" for k in keys) + ")"
 
 
 def _relational(keys: Iterable[str]) -> bool:
@@ -78,12 +101,12 @@ def non_default(method: str, params: Mapping[str, Any]) -> list[str]:
 
 def method_label(method: str, params: Mapping[str, Any] | None = None) -> str:
     params = dict(params or {})
-    return display.label(method, params, _ordered(method, non_default(method, params)))
+    return label(method, params, _ordered(method, non_default(method, params)))
 
 
 def full_label(method: str, params: Mapping[str, Any] | None = None) -> str:
     params = dict(params or {})
-    return display.label(method, params, _ordered(method, params))
+    return label(method, params, _ordered(method, params))
 
 
 def labels(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
@@ -99,10 +122,10 @@ def labels(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
             keys.extend(k for k in p if k not in keys)
         # values that print alike are alike (1 and 1.0): a label tells them apart by print
         varying = [k for k in keys
-                   if len({display.param_value(p.get(k)) if k in p else None for p in ps}) > 1]
+                   if len({param_value(p.get(k)) if k in p else None for p in ps}) > 1]
         extra = [k for p in ps for k in non_default(m, p)]
         shown[m] = _ordered(m, varying + extra)
-    return [display.label(str(m), dict(p or {}), [k for k in shown[str(m)] if k in (p or {})])
+    return [label(str(m), dict(p or {}), [k for k in shown[str(m)] if k in (p or {})])
             for m, p in rows]
 
 

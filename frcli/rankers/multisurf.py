@@ -1,5 +1,5 @@
 """``multisurf`` and ``multisurf-star``: the ReliefE paper's Relief baselines (engine:
-``frcli.engines.multisurf``, scikit-rebate's definitions); ``mutual-info``: scikit-learn's
+``frcli.engines.relief.multisurf``, scikit-rebate's definitions); ``mutual-info``: scikit-learn's
 mutual information (imported lazily), mean over the labels for multi-label data."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class MultiSURFRanker(Ranker):
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
-        from frcli.engines.multisurf import multisurf
+        from frcli.engines.relief.multisurf import multisurf
 
         t0 = time.perf_counter()
         scores, meta = multisurf(dataset, star=self.method == "multisurf-star",
@@ -55,9 +55,9 @@ class MutualInfoRanker(Ranker):
         t0 = time.perf_counter()
         ds = dataset.supervised_view(f"method '{self.method}'")
         from frcli.data.scaling import exponents, scale
-        from frcli.engines.reliefe import _impute
+        from frcli.engines.relief.common import impute
 
-        X, _ = _impute(ds)           # huge columns come back scaled by a power of two
+        X, _ = impute(ds)           # huge columns come back scaled by a power of two
         discrete = ds.nominal_mask
         rs = int(seed) % (2**32 - 1)
         per = []
@@ -73,15 +73,15 @@ class MutualInfoRanker(Ranker):
             if not cls:              # huge targets: their standardisation would overflow
                 y = scale(y[:, None], exponents(y[:, None], small=False))[:, 0]
             # at most every other known row is a neighbour (as in Relief); scikit-learn's
-            # estimator refuses k >= the rows with a traceback (issue 9)
+            # estimator refuses k >= the rows with a traceback
             k = min(params["neighbours"], int(known.sum()) - 1)
             Xk, yk = X[known], y[known]
-            if np.all(yk == yk[0]):  # a constant target shares no information (issue 9:
-                per.append(np.zeros(ds.n_features))      # the estimator's noise gave > 0)
+            if np.all(yk == yk[0]):  # a constant target shares no information (the
+                per.append(np.zeros(ds.n_features))      # estimator's noise would give > 0)
                 continue
             # scikit-learn's continuous-vs-discrete estimator drops the rows of categories
             # seen once and fails when none is left (a "Found array with 0 sample(s)"
-            # traceback, issue 9): such a pair carries no estimable information, 0
+            # traceback): such a pair carries no estimable information, 0
             dead = ~np.any(Xk != Xk[:1], axis=0)
             if cls and np.unique(yk, return_counts=True)[1].max() < 2:
                 per.append(np.zeros(ds.n_features))

@@ -1,5 +1,5 @@
 """Relational rankers: ``{symbolic|genie3}-{tree|bagging|rf|boost}`` on a relational data set
-(spec-relational-mex §A6-A7). The registry routes a ``RelationalDataset`` here under the same
+(docs/design/relational.md). The registry routes a ``RelationalDataset`` here under the same
 method names as the tabular ensembles (``genie3-rf``, ``symbolic-bagging``, ...); ``-tree``
 (one tree) and ``-boost`` (gradient boosting) exist for relational data only.
 

@@ -14,7 +14,7 @@ influences or per-target output without targets).
 Per-task defaults (the papers'): ``neighbours=auto`` is 15 with targets (CLUS, the MTR
 paper's recommendation), 30 unsupervised (URelief's main setting in P-UNS, T:8595-8603), and
 for SSL-Relief tuned with the influences (``influence=auto``: 4-fold CV over the P-ML grid,
-``frcli.engines.relief_tune``); ``neighbours=cv`` tunes k by that CV for any task with
+``frcli.engines.relief.tune``); ``neighbours=cv`` tunes k by that CV for any task with
 targets (the supervised counterpart of the SSL studies).
 """
 from __future__ import annotations
@@ -29,7 +29,8 @@ from frcli.data.dataset import TASKS, Dataset
 from frcli.errors import ConfigError, DataError
 from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
                                parse_int, require_labels)
-from frcli.engines.relief import HMLC_DISTANCES, MLC_DISTANCES   # no kernel import at module level
+# the family's common module loads no kernel: parameter checks and help work without a build
+from frcli.engines.relief.common import HMLC_DISTANCES, MLC_DISTANCES, iterations_value
 
 DISTANCES = ("default", "hamming", "accuracy", "f1", "subset", "clus", "euclidean")
 
@@ -43,11 +44,8 @@ def _parse_neighbours(value: Any) -> int | str:
     return k
 
 
-def _parse_iterations(value: Any) -> float:
-    v = parse_float(value)
-    if v == -1 or 0 < v <= 1 or (v > 1 and float(v).is_integer()):
-        return int(v) if v > 1 else v
-    raise ValueError("a fraction in (0, 1], -1 for all examples, or an integer count")
+def parse_iterations(value: Any) -> float | int:
+    return iterations_value(parse_float(value))
 
 
 MAX_NEIGHBOURS = 100_000    # a sanity bound (the papers use 10 to 30); memory is checked too
@@ -58,7 +56,7 @@ class ReliefRanker(Ranker):
     description = "Relief family (ReliefF, RReliefF, MTR/MLC/HMLC-Relief, SSL-Relief, URelief)"
     grid_params = ("iterations", "neighbours", "sigma")
     params = (
-        Param("iterations", _parse_iterations, 1.0,
+        Param("iterations", parse_iterations, 1.0,
               "sampled instances: fraction of the examples (1.0 = each once) or a count"),
         Param("neighbours", _parse_neighbours, "auto",
               "number of nearest neighbours k; auto = 15 with targets, 30 unsupervised "
@@ -87,13 +85,13 @@ class ReliefRanker(Ranker):
               "with --semi-supervised"),
         Param("exclude_self", parse_bool, False,
               "URelief: the cluster distance of each feature leaves that feature out, so "
-              "nominal features on mixed data no longer win by their 0/1 differences alone "
+              "nominal features on mixed data do not win by their 0/1 differences alone "
               "(not in the thesis)"),
         Param("influence", parse_choice("auto", "fixed"), "auto",
               "SSL-Relief: auto = choose influence_far/near (and neighbours=auto) by "
               "internal 4-fold CV over the P-ML grid, (0, 0) = supervised Relief; fixed = "
               "use influence_far/near"),
-        # spec-ssl-unsup §3.2 calls these w0 and w1; renamed so they are not confused with
+        # the thesis calls these w0 and w1; renamed so they are not confused with
         # the hmlc w0 above or the ensembles' SSL weight w. Labeled rows have influence 1.
         Param("influence_far", parse_float, 0.5,
               "SSL-Relief with influence=fixed: influence of the unlabeled row farthest "
@@ -167,7 +165,7 @@ class ReliefRanker(Ranker):
     def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
         """Refuse before a neighbour search whose slots cannot fit in memory."""
         from frcli.engines.memory import check_memory, relief_bytes
-        from frcli.engines.relief import iteration_count
+        from frcli.engines.relief.common import iteration_count
 
         n = dataset.n_examples
         counts = {iteration_count(v, n) for v in grid["iterations"]}
@@ -194,7 +192,7 @@ class ReliefRanker(Ranker):
 
         def plan(v):   # a neighbours value -> int (plain) or the tuning grid (tuned)
             if v == "cv" or (v == "auto" and tune_infl):
-                from frcli.engines.relief_tune import NEIGHBOURS_GRID
+                from frcli.engines.relief.tune import NEIGHBOURS_GRID
                 return NEIGHBOURS_GRID
             if v == "auto":
                 return default_k
@@ -217,7 +215,7 @@ class ReliefRanker(Ranker):
 
     def _relief(self, dataset, fixed, iterations, neighbours, sigma, seed, jobs,
                 influence=None) -> list[Ranking]:
-        from frcli.engines.relief import relief
+        from frcli.engines.relief.relief import relief
 
         per_str = self.per_str
         dist = fixed["distance"]      # checked by validate
@@ -241,7 +239,7 @@ class ReliefRanker(Ranker):
 
     def _tuned(self, dataset, fixed, iterations, ks, sigma, tune_infl, seed,
                jobs) -> Ranking:
-        from frcli.engines.relief_tune import INFLUENCE_GRID, tune_relief
+        from frcli.engines.relief.tune import INFLUENCE_GRID, tune_relief
 
         t0 = time.perf_counter()
         ssl = tune_infl or (dataset.semi_supervised and fixed["unlabeled"] != "ignore")

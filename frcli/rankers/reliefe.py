@@ -1,4 +1,4 @@
-"""``reliefe``: Relief on manifold embeddings (engine: ``frcli.engines.reliefe``).
+"""``reliefe``: Relief on manifold embeddings (engine: ``frcli.engines.relief.reliefe``).
 
 The paper's variants are parameter settings: ReliefE (``embed=input``), ReliefE-absMean
 (``update=absmean``), ReliefE-adaptive (``neighbours=auto``), ReliefE-absMean-adaptive, and for
@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from frcli.data.dataset import Dataset
-from frcli.engines.reliefe import (DISTANCES, EMBEDS, LABEL_SPACE_DISTANCES, MIN_EMBED_ROWS,
-                                   MLC_UPDATES, RULES, UPDATES)   # no kernel import here
+from frcli.engines.relief.reliefe import (DISTANCES, EMBEDS, LABEL_SPACE_DISTANCES,
+                                          MIN_EMBED_ROWS, MLC_UPDATES, RULES,
+                                          UPDATES)   # no kernel import here
 from frcli.errors import ConfigError, DataError
 from frcli.rankers.base import Param, Ranker, Ranking, parse_choice, parse_float, parse_int
-from frcli.rankers.relief import MAX_NEIGHBOURS, _parse_iterations
+from frcli.rankers.relief import MAX_NEIGHBOURS, parse_iterations
 
 
 def _parse_neighbours(value: Any) -> int | str:
@@ -46,7 +47,7 @@ class ReliefERanker(Ranker):
     description = "ReliefE: Relief on UMAP embeddings (multi-class and multi-label)"
     grid_params = ("iterations",)
     params = (
-        Param("iterations", _parse_iterations, 1.0,
+        Param("iterations", parse_iterations, 1.0,
               "sampled instances: fraction of the examples (1.0 = each once) or a count"),
         Param("neighbours", _parse_neighbours, 15,
               "k nearest (paper 15), auto (maximum gap of the sorted distances) or auto-ratio",
@@ -101,7 +102,7 @@ class ReliefERanker(Ranker):
         return grid
 
     def _check_memory(self, dataset: Dataset, grid: dict[str, list[Any]]) -> None:
-        """Refuse before a neighbour search whose slots cannot fit (issue 9): the engine
+        """Refuse before a neighbour search whose slots cannot fit: the engine
         searches a chunk of queries at a time, each holding groups x k slots (index and
         distance), beside a few copies of X."""
         from frcli.engines.memory import check_memory
@@ -119,7 +120,7 @@ class ReliefERanker(Ranker):
 
     def rank_grid(self, dataset: Dataset, fixed: dict[str, Any],
                   grid: dict[str, list[Any]], *, seed: int, jobs: int) -> list[Ranking]:
-        from frcli.engines.reliefe import reliefe
+        from frcli.engines.relief.reliefe import reliefe
 
         t0 = time.perf_counter()
         results = reliefe(

@@ -1,5 +1,6 @@
 """``sefr``: semi-supervised ensemble feature ranking by self-training, P-DS's competitor
-(T:6284-6287; reimplemented by its authors, details unpublished: spec-ssl-unsup A19).
+(T:6284-6287; reimplemented by its authors, details unpublished, so this is our reading: a
+self-trained forest and its permutation score).
 
 A random forest of PCTs (supervised, classification) is grown on the labeled rows; the
 unlabeled rows it classifies most confidently (class-vote share >= ``threshold``, at most

@@ -22,7 +22,7 @@ _K = Param("neighbours", parse_int, 5, "neighbours of the kNN graph (He et al.'s
 class LaplacianRanker(Ranker):
     """Laplacian score (He et al. 2005) on the kNN heat-kernel graph of the features; with
     targets, the semi-supervised variant of P-ML's STR baseline (Doquire & Verleysen 2013;
-    its graph is not described, spec-ssl-unsup A22): among the labeled rows a kNN graph of
+    P-ML does not describe its graph): among the labeled rows a kNN graph of
     the targets is mixed in with weight ``w``."""
 
     tasks = ("regression", "mtr", "unsupervised")

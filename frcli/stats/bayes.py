@@ -1,5 +1,5 @@
 """Bayesian comparison of two methods (Benavoli, Corani, Demšar, Zaffalon, JMLR 2017) through
-``baycomp`` (imported lazily), as the ReliefE paper uses it (spec-relational-mex §C10, §G-R15).
+``baycomp`` (imported lazily), as the ReliefE paper uses it (rope 5 % on the rF1 scale).
 
 Three tests, each giving the posterior probabilities that A is better by more than the region
 of practical equivalence (``rope``), that the difference lies within the rope, and that B is

@@ -1,4 +1,4 @@
-"""Critical-difference (average-rank) diagrams in the papers' style (Demšar 2006, spec-core §7).
+"""Critical-difference (average-rank) diagrams in the papers' style (Demšar 2006).
 
 Axis 1..k with the best rank on the left; every method hangs from its average rank by an elbow
 line to its name (better half on the left, worse half on the right, no crossing lines); the

@@ -1,5 +1,5 @@
 """The Fuzzy Jaccard Index (FUJI) of two score lists and the ReliefE paper's AUFUJI heat maps
-(spec-relational-mex §B7 for the definition, §C10 for its use; ReliefE paper Figs. 11-12).
+(the ReliefE paper's definition and its Figs. 11-12).
 
 For positive scores f^1, f^2 over the same items and j = 1..n, with F^i_j the top-j items of
 list i (ties: the lower index first) and the membership μ(x, F^i_j) = 1 inside it and
@@ -10,7 +10,8 @@ f^i(x) / f^i_(j) (the j-th largest score) outside,
 (x over F^1_j ∪ F^2_j). FUJI_j(f, f) = 1, FUJI is symmetric, in [0, 1]
 and unchanged when a list is multiplied by a positive constant. AUFUJI is the mean of FUJI_j
 over j (1 for identical lists). Scores ≤ 0 (Relief weights can be negative) are shifted to be
-positive first, s - min(s) + 1e-9·max(1, range) (§G-M11), which keeps the order.
+positive first, s - min(s) + 1e-9·max(1, range), which keeps the order (FUJI assumes
+positive scores).
 
 The paper compares "pairs of curves comprised of (rF1, top f) tuples": the items are the grid
 points f and the scores a ranking's rF1 values there. ``aufuji_matrix`` averages AUFUJI over

@@ -1,9 +1,9 @@
-"""How the semi-supervised papers summarise cross-validated runs (spec-ssl-unsup §5.1-5.2):
+"""How the semi-supervised papers summarise cross-validated runs (docs/design/experiment.md):
 P-DS adds up the folds' confusion matrices before computing its measures; P-ML averages
 the folds weighted by their size; both compare rankings by the area under the curve of a
-measure over the numbers of labelled examples L (trapezoid, unit spacing: A21).
+measure over the numbers of labelled examples L (trapezoid, unit spacing).
 
-Every function works on result tables (``frcli.experiment.store.tidy_frame``: one row per
+Every function works on result tables (``frcli.results.store.tidy_frame``: one row per
 dataset, split, labeled, method, params, measure, value; ``n_test`` merged in where needed),
 so it serves any store whose runs recorded ``cm:<true>:<predicted>`` counts
 (``evaluation: {confusion: true}``).
@@ -75,7 +75,7 @@ def weighted_over_splits(frame: pd.DataFrame, runs: pd.DataFrame,
 
 def area_over_labeled(values: pd.Series) -> pd.Series:
     """Area under the (L, value) curve per (dataset, method, params): trapezoid with unit
-    spacing over the ordered L values (A21); index levels as ``weighted_over_splits``."""
+    spacing over the ordered L values; index levels as ``weighted_over_splits``."""
     out = {}
     for key, s in values.groupby(level=["dataset", "method", "params"], sort=True):
         s = s.droplevel(["dataset", "method", "params"]).sort_index()

@@ -99,19 +99,14 @@ def figure_png(fig, caption: str = "", alt: str = "") -> str:
 # -- the report --------------------------------------------------------------------------------
 def build(store_dir: str | Path, *, alpha: float = 0.05) -> str:
     """The report of the experiment stored in ``store_dir`` as one HTML document."""
-    from frcli.experiment.store import DB_NAME, Store
-    from frcli.stats.table import read_store
+    from frcli.results.store import DB_NAME, Store
+    from frcli.results.tidy import read_store
 
     store_dir = Path(store_dir)
     with Store(store_dir, create=False) as st:
-        con = st.conn
-        config_text = (con.execute("SELECT value FROM meta WHERE key='config'").fetchone()
-                       or [""])[0]
-        ds_rows = con.execute("SELECT dataset, task, n_examples, feature_names FROM datasets"
-                              " ORDER BY dataset").fetchall()
-        n_runs, rank_s, eval_s = con.execute(
-            "SELECT COUNT(*), COALESCE(SUM(rank_time_s), 0), COALESCE(SUM(eval_time_s), 0) "
-            "FROM runs").fetchone()
+        config_text = st.config_text()
+        ds_rows = st.dataset_rows()
+        n_runs, rank_s, eval_s = st.run_totals()
     df = read_store(store_dir)
     name = store_dir.name
     cfg = _config(config_text)
@@ -293,7 +288,8 @@ def _tests(comps, notes) -> str:
 
 
 def _per_dataset(df) -> str:
-    from frcli.stats.table import TIME_COLUMNS, lower_is_better, method_labels
+    from frcli.results.tidy import TIME_COLUMNS
+    from frcli.stats.table import lower_is_better, method_labels
 
     df = df.assign(label=method_labels(df))
     order = list(dict.fromkeys(df["label"]))

@@ -1,7 +1,8 @@
 """Statistical comparison of several methods over several data sets (Demšar 2006).
 
 Works on a plain ``(N data sets, k methods)`` table of performances, so it serves any user's
-numbers; it never imports the engines. Conventions follow spec-core §7 (ambiguity A12):
+numbers; it never imports the engines. Conventions (docs/stats.md; where the papers are
+silent, the choice that reproduces their printed numbers):
 
 * ranks per data set, 1 = best, ties get the average of the tied ranks;
 * Friedman χ² from the average ranks *without* a tie correction (Demšar's formula, which is

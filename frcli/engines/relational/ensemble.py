@@ -1,15 +1,17 @@
-"""Relational ensembles (spec §A6): a single tree, bagging, random forests and gradient
-boosting, with their predictions and relational Symbolic / Genie3 scores.
+"""Relational ensembles (docs/design/relational.md): a single tree, bagging, random forests
+and gradient boosting, with their predictions and relational Symbolic / Genie3 scores.
 
 * Bagging and random forests bootstrap the *target table* only (multiplicities as example
   weights); related objects come along through the facts (9b §4.3). Forests evaluate a random
-  ⌈√F⌉ (``max_features``) of the F candidate features at each node (per node, §G-R6).
-  Members vote with their leaves' class distributions (averaged, §G-R19).
-* Gradient boosting (§G-R7, re3py's default): one regression sequence per class on one-hot
-  targets (a single sequence for two classes), squared loss, constant initial model (the class
-  proportion), residuals y − F, each tree grown with the variance heuristic on a sample of
-  ``chosen_examples`` of the examples drawn without replacement, ``max_features`` of the
-  candidates per node, depth-limited; leaf values are mean residuals × ``shrinkage``.
+  ⌈√F⌉ (``max_features``) of the F candidate features at each node (per node, as 9a and
+  re3py; 9b's prose says per tree). Members vote with their leaves' class distributions
+  (averaged; the papers do not say).
+* Gradient boosting (re3py's default; the papers leave multi-class boosting open): one
+  regression sequence per class on one-hot targets (a single sequence for two classes),
+  squared loss, constant initial model (the class proportion), residuals y − F, each tree
+  grown with the variance heuristic on a sample of ``chosen_examples`` of the examples drawn
+  without replacement, ``max_features`` of the candidates per node, depth-limited; leaf
+  values are mean residuals × ``shrinkage``.
   Prediction: the class with the largest F (F ≥ ½ for two classes).
 
 Trees are grown in ``jobs`` threads (the split kernel releases the GIL). Every tree draws from

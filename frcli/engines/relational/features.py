@@ -1,12 +1,12 @@
-"""Relational features: chains of atoms plus one aggregate per atom (spec §A3-A4).
+"""Relational features: chains of atoms plus one aggregate per atom (docs/design/relational.md).
 
 A candidate feature of a node is a chain — a prefix of the node's *context* (the chain of the
 test chosen above it, or nothing: start again at the example) extended by 1..``lookahead`` new
 atoms from the atom tests (modes) — with an aggregate chain and, for a ``c`` argument, a
 constant. Features are enumerated without being evaluated (cheap: random forests sample among
-them, §A6); enumerations are cached per context.
+them); enumerations are cached per context.
 
-Choices (spec §G, recorded in docs/relational.md):
+Choices where the papers are silent or disagree (recorded in docs/relational.md):
 
 * ``old`` binds an existing variable of the argument's type (the example's key or a fresh
   variable of an earlier atom); ``new`` is always a fresh variable (re3py also lets it reuse an
@@ -218,7 +218,7 @@ class Language:
         reached so far (an atom with one bound argument passes on its matches, one with
         several about one). Chains above ``max_work`` are not candidates: a join as dense as
         webkb's "pages sharing a term with a page sharing a term" costs 10^5 visits per
-        example and per feature (the b^s of the complexity analysis, §A8)."""
+        example and per feature (the b^s of 9b's complexity analysis)."""
         total, groups = 0.0, 1.0
         for atom in chain:
             fixed = [j for j, (k, _) in enumerate(atom.args) if k != FRESH]

@@ -1,4 +1,5 @@
-"""Relational Symbolic and Genie3 scores (spec §A7; thesis Ch. 3.3.2.2, papers 9a and 9b).
+"""Relational Symbolic and Genie3 scores (thesis Ch. 3.3.2.2, papers 9a and 9b;
+docs/design/relational.md).
 
 Per internal node N with test chain f(N), weight |E(N)| and h*(N) = |E(N)|·impurity(E(N)) −
 Σ|E_k|·impurity(E_k) (Gini; variance of the pseudo-residuals for boosting), a node reward
@@ -7,7 +8,8 @@ Per internal node N with test chain f(N), weight |E(N)| and h*(N) = |E(N)|·impu
 * ``thesis`` (default, the final definition, Ch. 3.3.2.2): only the part of the test that is
   new relative to the context it continues is rewarded, each new atom equally:
   P[r | f(parent(N))] = (occurrences of r among the new atoms) / (number of new atoms). A
-  chain equal to its context (other aggregates or threshold) rewards its last atom (§G-R2).
+  chain equal to its context (other aggregates or threshold) rewards its last atom, so
+  every test rewards something.
 * ``ismis`` (9a, Eq. 2): every atom of the whole test, inherited ones included, gets
   reward / (number of atoms).
 * ``journal`` (9b, Eqs. 3-4 as printed): the new atoms share 1/steps(N) — Symbolic *without*

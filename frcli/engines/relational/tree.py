@@ -1,4 +1,4 @@
-"""A relational tree (TDIDT, paper 9b Alg. 1; spec §A4-A5).
+"""A relational tree (TDIDT, paper 9b Alg. 1; docs/design/relational.md).
 
 At a node, every candidate feature of the node's context (``features.Language.candidates``)
 — or a random sample of them (random forests, boosting) — is evaluated on the node's examples
@@ -8,7 +8,7 @@ the context of both children (``continuation="both"``, 9b Alg. 1 and Ch. 3), of 
 only (``"yes"``: 9a and the re3py code; the NO child keeps its parent's context), or of neither
 (``"none"``: every node starts again at the example).
 
-Stopping (§A5): ``max_depth`` tests on a path (None: unlimited; re3py's depth counts levels
+Stopping (9b): ``max_depth`` tests on a path (None: unlimited; re3py's depth counts levels
 of nodes, so its depth d is our max_depth d-1), a node weighing less than ``2·min_leaf``, a
 node impurity below 1e-10 of the root's, no split leaving ``min_leaf`` on both sides, or a
 relative impurity decrease below ``min_decrease``.

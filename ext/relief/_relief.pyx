@@ -17,55 +17,34 @@ Two kernels, both ``nogil`` with OpenMP and both deterministic for any number of
   and neighbour slots of w * d_i and w * d_i * dY_q, per slot class c (= bucket x rank).
   Parallel over blocks of features; every feature is summed sequentially in the same order,
   so results do not depend on the thread count. Snapshots after each requested iteration
-  count give every iteration prefix in the same pass (spec-core §5.8).
+  count give every iteration prefix in the same pass (docs/design/relief.md, "The grid in
+  one pass").
 
-Distances follow verified-conventions.md / spec-core §1.4: numeric |a-b|/(max-min) (range 1
-when constant), nominal 0/1, nominal with a missing value 1-1/#values, numeric both missing
-1, numeric one missing max(t, 1-t) with t the known value's normalised position.
+Distances: ``feature_distance`` of ``_distance.pxd`` (CLUS's conventions, shared by the
+family's kernels).
 """
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange, threadid
-from libc.math cimport fabs, isnan
+from libc.math cimport fabs
 from libc.stdlib cimport malloc, free
 
 from frcli._ext._utils cimport Progress, progress_add, progress_slots
+from frcli._ext.relief._distance cimport (K_NOM, K_NOM_MISS, K_NUM, K_NUM_MISS, RowMerge,
+                                          SparseRows, feature_distance, merge_next,
+                                          merge_start, sparse_rows)
 
 cnp.import_array()
 
+# the feature kinds of _distance.pxd, for the test that the Python constants agree
+FEATURE_KINDS = {"K_NUM": K_NUM, "K_NUM_MISS": K_NUM_MISS, "K_NOM": K_NOM,
+                 "K_NOM_MISS": K_NOM_MISS}
+
 cdef enum:
-    K_NUM = 0        # feature kinds: numeric, no missing values
-    K_NUM_MISS = 1   # numeric with missing values
-    K_NOM = 2        # nominal, no missing values
-    K_NOM_MISS = 3   # nominal with missing values
     K_EXACT = 4      # numeric scored with the exact formula in both search passes
     BLOCK = 256      # candidates per block (acc: 2 KB)
     FBLOCK = 16      # features per accumulation task
     QB = 4           # queries per search task (share each loaded candidate value)
-
-
-cdef inline double _d1(int kind, double a, double b, double mn, double rg,
-                       double nm) noexcept nogil:
-    """One feature's distance between values a and b (see module docstring)."""
-    cdef double t
-    if kind == K_NUM:
-        return fabs(a - b) / rg
-    if kind == K_NOM:
-        return 1.0 if a != b else 0.0
-    if kind == K_NOM_MISS:
-        if isnan(a) or isnan(b):
-            return nm
-        return 1.0 if a != b else 0.0
-    # numeric with missing values
-    if isnan(a):
-        if isnan(b):
-            return 1.0
-        t = (b - mn) / rg
-        return t if t > 1.0 - t else 1.0 - t
-    if isnan(b):
-        t = (a - mn) / rg
-        return t if t > 1.0 - t else 1.0 - t
-    return fabs(a - b) / rg
 
 
 cdef extern from *:
@@ -99,7 +78,7 @@ cdef extern from *:
             a2[j] += (x2 != v) ? 1.0 : 0.0; a3[j] += (x3 != v) ? 1.0 : 0.0;
         }
     }
-    /* Missing-value kinds, one query: the same conventions as _d1 (approximate for numeric,
+    /* Missing-value kinds, one query: the same conventions as feature_distance (approximate for numeric,
        x * 1/range; exact for nominal), written branch-free so that they vectorise. */
     FRCLI_CLONES static void frcli_relief_nummiss(
             double* __restrict a, const double* __restrict row, double xr, double mn,
@@ -177,7 +156,7 @@ cdef void _block_approx(const double* X, Py_ssize_t n, Py_ssize_t F, const int* 
         else:
             for q in range(QB):
                 for jj in range(bl):
-                    a[q][jj] += _d1(K_NUM_MISS, x[q], row[jj], mn[f], rg[f], nm[f])
+                    a[q][jj] += feature_distance(K_NUM_MISS, x[q], row[jj], mn[f], rg[f], nm[f])
 
 
 cdef inline void _topv_insert(double* tv, int K, double a) noexcept nogil:
@@ -233,7 +212,7 @@ cdef void _rescore(const double* X, Py_ssize_t n, Py_ssize_t F, const int* kind,
                 csum[ci] += fabs(xr - row[cand[ci]]) / a
         else:
             for ci in range(nc):
-                csum[ci] += _d1(kind[f], xr, row[cand[ci]], mn[f], rg[f], nm[f])
+                csum[ci] += feature_distance(kind[f], xr, row[cand[ci]], mn[f], rg[f], nm[f])
     for ci in range(nc):
         j = cand[ci]
         _insert_exact(nbr + group[j] * K, dist + group[j] * K, cnt + group[j], K, j,
@@ -262,15 +241,13 @@ cdef inline void _insert_exact(int* nb, double* db, int* cnt, int K, Py_ssize_t 
 cdef void _rescore_sparse(Py_ssize_t n, Py_ssize_t F, const int* kind, const double* mn,
                           const double* rg, const double* nm, const int* group,
                           int n_groups, int K, Py_ssize_t r, const double* dq,
-                          const double* topv, double slack, const long long* rptr,
-                          const int* rfeat, const double* rvals, const double* zval,
+                          const double* topv, double slack, const SparseRows* rows,
                           int* nbr, double* dist, int* cnt) noexcept nogil:
-    """Pass 2 on the CSR rows: a term where both values are the feature's default is exactly
-    0 and adding 0 leaves a sum unchanged, so merging the two rows' listed features in
-    increasing order gives bit for bit the exact feature-order sum, in O(nnz_r + nnz_j)."""
+    """Pass 2 on the rows' listed entries (``merge_next``): the exact feature-order sum, bit
+    for bit, in O(nnz_r + nnz_j)."""
     cdef Py_ssize_t j
-    cdef long long a, ae, b, be
-    cdef int g, fa, fb, f
+    cdef RowMerge m
+    cdef int g, f
     cdef double s, xa, xb, invF = <double> F
     for j in range(n):
         g = group[j]
@@ -279,24 +256,9 @@ cdef void _rescore_sparse(Py_ssize_t n, Py_ssize_t F, const int* kind, const dou
         if dq[j] > topv[g * K + K - 1] + slack:
             continue
         s = 0.0
-        a, ae = rptr[r], rptr[r + 1]
-        b, be = rptr[j], rptr[j + 1]
-        while a < ae or b < be:
-            fa = rfeat[a] if a < ae else <int> F
-            fb = rfeat[b] if b < be else <int> F
-            if fa <= fb:
-                f = fa
-                xa = rvals[a]
-                a += 1
-            else:
-                f = fb
-                xa = zval[f]
-            if fb == f:
-                xb = rvals[b]
-                b += 1
-            else:
-                xb = zval[f]
-            s += _d1(kind[f], xa, xb, mn[f], rg[f], nm[f])
+        merge_start(&m, rows, r, j)
+        while merge_next(&m, rows, <int> F, &f, &xa, &xb):
+            s += feature_distance(kind[f], xa, xb, mn[f], rg[f], nm[f])
         _insert_exact(nbr + g * K, dist + g * K, cnt + g, K, j, s / invF)
 
 
@@ -351,7 +313,7 @@ cdef void _search_sparse(const double* X, Py_ssize_t n, Py_ssize_t F, const int*
                          const int* group, int n_groups, int K, Py_ssize_t r,
                          const long long* indptr, const int* sp_rows, const double* sp_vals,
                          const double* zval, const double* T, const double* cz,
-                         const long long* rptr, const int* rfeat, const double* rvals,
+                         const SparseRows* rows,
                          int* nbr, double* dist, int* cnt, double* dq, double* topv,
                          int* flist) noexcept nogil:
     """K nearest per group of query r for mostly-default data (bibtex, delicious).
@@ -375,7 +337,7 @@ cdef void _search_sparse(const double* X, Py_ssize_t n, Py_ssize_t F, const int*
         xr = X[f * n + r]
         if xr == zval[f]:
             continue
-        B += _d1(kind[f], xr, zval[f], mn[f], rg[f], nm[f])
+        B += feature_distance(kind[f], xr, zval[f], mn[f], rg[f], nm[f])
         flist[nf] = <int> f
         nf += 1
     for j in range(n):
@@ -384,20 +346,20 @@ cdef void _search_sparse(const double* X, Py_ssize_t n, Py_ssize_t F, const int*
         f = flist[fi]
         xr = X[f * n + r]
         z = zval[f]
-        b = _d1(kind[f], xr, z, mn[f], rg[f], nm[f])
+        b = feature_distance(kind[f], xr, z, mn[f], rg[f], nm[f])
         if kind[f] == K_NOM:
             for p in range(indptr[f], indptr[f + 1]):
                 dq[sp_rows[p]] += (1.0 if xr != sp_vals[p] else 0.0) - b - cz[p]
         else:
             for p in range(indptr[f], indptr[f + 1]):
-                dq[sp_rows[p]] += _d1(kind[f], xr, sp_vals[p], mn[f], rg[f], nm[f]) - b - cz[p]
+                dq[sp_rows[p]] += feature_distance(kind[f], xr, sp_vals[p], mn[f], rg[f], nm[f]) - b - cz[p]
     for j in range(n):
         g = group[j]
         if g < 0 or j == r:
             continue
         _topv_insert(topv + g * K, K, dq[j])
-    _rescore_sparse(n, F, kind, mn, rg, nm, group, n_groups, K, r, dq, topv, slack, rptr,
-                    rfeat, rvals, zval, nbr, dist, cnt)
+    _rescore_sparse(n, F, kind, mn, rg, nm, group, n_groups, K, r, dq, topv, slack, rows,
+                    nbr, dist, cnt)
 
 
 def sparse_columns(const double[:, ::1] Xc, double max_density=1.0):
@@ -480,8 +442,7 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
     cdef const long long[::1] rptr
     cdef const int[::1] rfeat
     cdef const double[::1] rvals
-    cdef const int* rfeat_p = NULL
-    cdef const double* rvals_p = NULL
+    cdef SparseRows srows
     cdef double[::1] Tv
     cdef double[::1] czv
     cdef int* flist = NULL
@@ -502,9 +463,7 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
                 or rptr[n] != sp_rows.shape[0] or rfeat.shape[0] != sp_rows.shape[0] \
                 or rvals.shape[0] != sp_rows.shape[0]:
             raise ValueError("sparse layout does not match X")
-        if sp_rows.shape[0] > 0:
-            rfeat_p = &rfeat[0]
-            rvals_p = &rvals[0]
+        srows = sparse_rows(zval, rptr, rfeat, rvals)
         T_a = np.zeros(n, dtype=np.float64)
         cz_a = np.zeros(max(1, sp_rows.shape[0]), dtype=np.float64)
         Tv = T_a
@@ -515,7 +474,7 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
         with nogil:     # T_j = sum_f d_f(z_f, x_jf) and cz per listed entry, O(nnz)
             for f in range(F):
                 for p in range(sp_ptr[f], sp_ptr[f + 1]):
-                    czv[p] = _d1(kd[f], zval[f], sp_vals_p[p], mn[f], rg[f], nm[f])
+                    czv[p] = feature_distance(kd[f], zval[f], sp_vals_p[p], mn[f], rg[f], nm[f])
                     Tv[sp_rows_p[p]] += czv[p]
         with nogil, parallel(num_threads=max(1, jobs)):
             dall = <double*> malloc(n * sizeof(double))
@@ -524,8 +483,7 @@ def search(const double[:, ::1] Xc, const int[::1] kind, const double[::1] mn,
             for t in prange(m, schedule="dynamic", chunksize=1):
                 _search_sparse(Xp, n, F, &kd[0], &mn[0], &rg[0], &nm[0], &group[0],
                                n_groups, K, rows[t], <const long long*> &sp_ptr[0],
-                               sp_rows_p, sp_vals_p, &zval[0], &Tv[0], &czv[0],
-                               <const long long*> &rptr[0], rfeat_p, rvals_p,
+                               sp_rows_p, sp_vals_p, &zval[0], &Tv[0], &czv[0], &srows,
                                &nbr[t, 0, 0], &dist[t, 0, 0], &cnt[t, 0], dall, topv, flist)
                 progress_add(prog, threadid(), 1)
             free(dall)
@@ -587,7 +545,7 @@ cdef void _acc_block(const double* X, Py_ssize_t n, Py_ssize_t f0, Py_ssize_t fb
                 if kind[f] == K_NUM:
                     d = fabs(xrv[ff] - X[f * n + j]) / rg[f]
                 else:
-                    d = _d1(kind[f], xrv[ff], X[f * n + j], mn[f], rg[f], nm[f])
+                    d = feature_distance(kind[f], xrv[ff], X[f * n + j], mn[f], rg[f], nm[f])
                 wd = w * d
                 g[ff * C + c] += wd
                 for q in range(Q):
@@ -662,7 +620,7 @@ def pair_distances(const double[:, ::1] Xc, const int[::1] kind, const double[::
     with nogil:
         for p in range(P):
             for f in range(F):
-                out[p, f] = _d1(kind[f], Xc[f, a[p]], Xc[f, b[p]], mn[f], rg[f], nm[f])
+                out[p, f] = feature_distance(kind[f], Xc[f, a[p]], Xc[f, b[p]], mn[f], rg[f], nm[f])
     return out_a
 
 

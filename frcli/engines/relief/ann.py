@@ -25,28 +25,17 @@ from typing import Callable
 
 import numpy as np
 
-from frcli.errors import ConfigError, UserError
+from frcli.engines.relief.common import K_NOM, K_NOM_MISS, K_NUM_MISS
+from frcli.engines.relief.thirdparty import pynndescent
+from frcli.errors import ConfigError
 
 EXACT_BELOW = 10000     # groups this small are searched exactly (measured crossover 8-12k)
 GRAPH_NEIGHBOURS = 30   # pynndescent's default graph degree (at least K + 1 is used)
 
 
-def _pynndescent():
-    try:
-        import pynndescent
-    except ImportError:
-        raise UserError("the approximate neighbour search needs pynndescent, which umap-learn "
-                        "brings (pip install umap-learn); search=exact works without "
-                        "it") from None
-    from frcli.engines.reliefe import _cache_numba
-    _cache_numba("pynndescent")
-    return pynndescent
-
-
 def coordinates(X: np.ndarray, kind: np.ndarray, mn: np.ndarray, rg: np.ndarray,
                 n_values: np.ndarray) -> np.ndarray:
     """(n, F') float32 coordinates whose Manhattan distance is F * d_X."""
-    from frcli.engines.relief import K_NOM, K_NOM_MISS, K_NUM_MISS
     if np.any((kind == K_NUM_MISS) | (kind == K_NOM_MISS)):
         raise ConfigError("search=approximate needs data without missing values "
                           "(use search=exact)")
@@ -68,7 +57,7 @@ def search(X: np.ndarray, meta, n_values: np.ndarray, rows: np.ndarray, group: n
     ``exact(group_mask)`` runs the exact kernel with the candidate groups given (-1 = none);
     ``distances(ra, rb)`` returns the exact d_X of row pairs.
     """
-    nnd = _pynndescent()
+    nnd = pynndescent()
     rows = np.asarray(rows, dtype=np.int64)
     m = rows.size
     nbr = np.full((m, n_groups, K), -1, dtype=np.int32)

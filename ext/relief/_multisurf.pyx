@@ -1,6 +1,7 @@
 # cython: language_level=3
 """MultiSURF and MultiSURF* kernels (Urbanowicz et al. 2018; the ReliefE paper's baselines,
-spec-relational-mex §C10), defined as scikit-rebate defines them, so that the two agree.
+docs/design/relief.md, "MultiSURF"), defined as scikit-rebate defines them, so that the two
+agree.
 
 For every instance i (all of them, no sampling): the distances to every other instance
 (sum over features of |a-b|/range for continuous and 1[a != b] for discrete ones, in feature
@@ -22,23 +23,13 @@ features), so the result does not depend on the number of threads. Scratch per t
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange, threadid
-from libc.math cimport fabs, sqrt
+from libc.math cimport sqrt
 from libc.stdlib cimport malloc, free
 
 from frcli._ext._utils cimport Progress, progress_add, progress_slots
+from frcli._ext.relief._distance cimport distance_profile, ramp_distance
 
 cnp.import_array()
-
-
-cdef inline double _diff(int discrete, int ramp, double a, double b, double rg,
-                         double sd) noexcept nogil:
-    cdef double r
-    if discrete:
-        return 1.0 if a != b else 0.0
-    r = fabs(a - b)
-    if ramp and r > sd:
-        return 1.0
-    return r / rg
 
 
 cdef void _one(const double* X, const double* Xc, Py_ssize_t n, Py_ssize_t F,
@@ -47,23 +38,11 @@ cdef void _one(const double* X, const double* Xc, Py_ssize_t n, Py_ssize_t F,
                int* near, int* far, double* S, double* cntc) noexcept nogil:
     """u[f] = instance i's contribution (already divided by n)."""
     cdef Py_ssize_t j, f, nn = 0, nf = 0, p
-    cdef double x, mean = 0.0, var = 0.0, d, lo, hi, r
-    cdef const double* row
+    cdef double mean = 0.0, var = 0.0, d, lo, hi
     cdef const double* xi = X + i * F
     cdef const double* xj
     cdef int c, yi = y[i], pass_
-    for j in range(n):
-        dist[j] = 0.0
-    for f in range(F):
-        row = Xc + f * n
-        x = row[i]
-        if discrete[f]:
-            for j in range(n):
-                dist[j] += dw if row[j] != x else 0.0
-        else:
-            r = rg[f]
-            for j in range(n):
-                dist[j] += fabs(x - row[j]) / r
+    distance_profile(Xc, F, n, discrete, rg, dw, i, dist)
     for j in range(n):
         if j != i:
             mean += dist[j]
@@ -101,7 +80,7 @@ cdef void _one(const double* X, const double* Xc, Py_ssize_t n, Py_ssize_t F,
             c = y[j]
             cntc[c] += 1.0
             for f in range(F):
-                d = _diff(discrete[f], ramp, xi[f], xj[f], rg[f], sd[f])
+                d = ramp_distance(discrete[f], ramp, xi[f], xj[f], rg[f], sd[f])
                 if pass_ == 1:
                     d = 1.0 - d
                 S[c * F + f] += d

@@ -13,7 +13,7 @@ Tables
   entries since removed from the config stay stored but are not mixed in; ``all_runs=True``).
 * ``meta``: the config text of the latest invocation, schema version.
 
-Safety (issue 9): one writer per folder (``StoreLock``, a ``flock`` on ``results.lock`` holding
+Safety: one writer per folder (``StoreLock``, a ``flock`` on ``results.lock`` holding
 the writer's pid; the kernel drops it when the process dies, so a stale lock is simply taken
 over); a new store is built under a temporary name and renamed into place, so an empty or
 half-made ``results.sqlite`` is always damage, never "a new store"; every opening checks the
@@ -429,6 +429,27 @@ class Store:
             "SELECT r.dataset, r.split, r.labeled, r.method, r.params, s.measure, s.value, "
             "r.rank_time_s, r.eval_time_s FROM runs r JOIN scores s USING (run_id) " + where +
             "ORDER BY r.dataset, r.split, r.labeled, r.method, r.params, s.measure"))
+
+    @_guarded
+    def config_text(self) -> str:
+        """The config of the latest invocation, as written ("" when none was stored)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='config'").fetchone()
+        return row[0] if row else ""
+
+    @_guarded
+    def dataset_rows(self) -> list[tuple[str, str, int, str]]:
+        """(dataset, task, n_examples, feature names as JSON) of every stored data set, by
+        name."""
+        return self.conn.execute("SELECT dataset, task, n_examples, feature_names FROM "
+                                 "datasets ORDER BY dataset").fetchall()
+
+    @_guarded
+    def run_totals(self) -> tuple[int, float, float]:
+        """(stored runs, their ranking seconds, their evaluation seconds), over every run."""
+        n, rank_s, eval_s = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(rank_time_s), 0), COALESCE(SUM(eval_time_s), 0) "
+            "FROM runs").fetchone()
+        return int(n), float(rank_s), float(eval_s)
 
     @_guarded
     def ranking(self, key: RunKey) -> tuple[list[str], np.ndarray] | None:

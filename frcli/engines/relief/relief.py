@@ -1,6 +1,6 @@
 """The Relief family on a ``Dataset``: one pass computes every (iterations, k, sigma).
 
-Variants (spec-core §5, spec-ssl-unsup §3-4), chosen from the task:
+Variants (docs/design/relief.md), chosen from the task:
 
 * classification, every class known -> ReliefF (hits, misses per class weighted by priors);
 * regression / mtr (numeric and/or nominal targets: CLUS "mixed"), mlc, hmlc -> the RReliefF
@@ -11,7 +11,7 @@ Variants (spec-core §5, spec-ssl-unsup §3-4), chosen from the task:
   CLUS's behaviour for an unknown class), with a warning;
 * unsupervised -> URelief (d_Y := d_X).
 
-How the grid costs one run (spec-core §5.8): sampled instances are a seeded permutation
+How the grid costs one run: sampled instances are a seeded permutation
 prefix; the Cython ``search`` finds the K_max nearest neighbours once per instance; the
 Cython ``accumulate`` sums, per feature, w*d_i and w*d_i*d_Y separately for every neighbour
 *rank* l (and per "bucket" = number of neighbours available, normally just K_max), with a
@@ -21,7 +21,7 @@ of those per-rank totals, computed afterwards in O(K_max F) per combination.
 
 Mostly-default data (bibtex, delicious: a few % of the values differ from the feature's
 usual value) gets an O(nnz) neighbour search; dense data a vectorised streaming one. Both
-find exactly the neighbours of the plain definition (see ``ext/_relief.pyx``).
+find exactly the neighbours of the plain definition (see ``ext/relief/_relief.pyx``).
 """
 from __future__ import annotations
 
@@ -34,24 +34,11 @@ import numpy as np
 from frcli.data.dataset import Dataset
 from frcli.data.scaling import exponents, scale
 from frcli.engines import progress
+from frcli.engines.relief import ann
+from frcli.engines.relief.common import (K_NOM_MISS, K_NUM_MISS, ColumnMeta, TargetDistance,
+                                         column_distances, column_meta, iteration_count,
+                                         kernel)
 from frcli.errors import ConfigError, DataError, option
-
-MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
-HMLC_DISTANCES = ("clus", "euclidean", "hamming", "accuracy", "f1", "subset")
-
-# feature kinds understood by the kernels
-K_NUM, K_NUM_MISS, K_NOM, K_NOM_MISS = 0, 1, 2, 3
-
-
-def _kernels():
-    try:
-        from frcli._ext import _relief
-    except ImportError as e:  # pragma: no cover - build problem, not a user error
-        raise ImportError(
-            "the Relief kernel is not built; run "
-            "`FRCLI_EXT=_relief python setup.py build_ext --inplace`") from e
-    return _relief
-
 
 @dataclass
 class ReliefResult:
@@ -66,177 +53,7 @@ class ReliefResult:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-# -- distances ----------------------------------------------------------------------------
-
-@dataclass
-class ColumnMeta:
-    """Per-column distance metadata: kind code, min, range (1 if constant), nominal-missing d."""
-
-    kind: np.ndarray
-    mn: np.ndarray
-    rg: np.ndarray
-    nm: np.ndarray
-
-
-def column_meta(V: np.ndarray, nominal: np.ndarray, n_values: np.ndarray,
-                rows: np.ndarray | None = None) -> ColumnMeta:
-    """Distance metadata of the columns of V (n, F); min/max over known values of ``rows``."""
-    V = np.asarray(V, dtype=np.float64)
-    ref = V if rows is None else V[rows]
-    known = ~np.isnan(ref)
-    has_miss = np.isnan(V).any(axis=0)
-    with np.errstate(all="ignore"):
-        mn = np.where(known.any(axis=0), np.nanmin(np.where(known, ref, np.inf), axis=0), 0.0)
-        mx = np.where(known.any(axis=0), np.nanmax(np.where(known, ref, -np.inf), axis=0), 0.0)
-    rg = mx - mn
-    rg = np.where(rg > 0, rg, 1.0)   # constant (or all missing): range 1 (spec-core §1.4)
-    nominal = np.asarray(nominal, dtype=bool)
-    nv = np.asarray(n_values, dtype=np.float64).copy()
-    for i in np.flatnonzero(nominal & (nv < 1)):   # categories unknown: count codes
-        col = V[:, i]
-        nv[i] = (np.nanmax(col) + 1) if np.isfinite(col).any() else 1
-    nm = np.where(nominal, 1.0 - 1.0 / np.maximum(nv, 1.0), 0.0)
-    kind = np.where(nominal, np.where(has_miss, K_NOM_MISS, K_NOM),
-                    np.where(has_miss, K_NUM_MISS, K_NUM)).astype(np.int32)
-    return ColumnMeta(kind, mn.astype(np.float64), rg.astype(np.float64), nm.astype(np.float64))
-
-
-def column_distances(a: np.ndarray, b: np.ndarray, meta: ColumnMeta) -> np.ndarray:
-    """Vectorised per-column distances between rows a and b (P, T) with the same conventions."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if np.all(meta.kind == K_NUM):          # the common case: numeric, nothing missing
-        return np.abs(a - b) / meta.rg
-    nom = meta.kind >= K_NOM
-    with np.errstate(invalid="ignore"):
-        num = np.abs(a - b) / meta.rg
-        ta = (a - meta.mn) / meta.rg
-        tb = (b - meta.mn) / meta.rg
-    ma, mb = np.isnan(a), np.isnan(b)
-    one_a = np.maximum(tb, 1.0 - tb)         # a missing, b known
-    one_b = np.maximum(ta, 1.0 - ta)
-    d_num = np.where(ma & mb, 1.0, np.where(ma, one_a, np.where(mb, one_b, num)))
-    d_nom = np.where(ma | mb, meta.nm, (a != b).astype(np.float64))
-    return np.where(nom, d_nom, d_num)
-
-
-def hmlc_weights(dataset: Dataset, w0: float, aggregate: str) -> np.ndarray:
-    """CLUS: top level w0, w = w0 * sum(parents) (verified); thesis: top 1, mean of parents."""
-    h = dataset.hierarchy
-    if aggregate == "sum":
-        return h.weights(w0, aggregate="sum", top="w0")
-    return h.weights(w0, aggregate="mean", top="one")
-
-
-def hmlc_bound(dataset: Dataset, weights: np.ndarray, rows: np.ndarray | None = None) -> float:
-    """U: the largest weighted symmetric difference between the ancestor closures of two
-    labels occurring in the data (each also paired with the empty set); 1 if that is 0.
-
-    verified-conventions.md. O(L_occ^2 L) in blocks; fine for the benchmark hierarchies.
-    """
-    h = dataset.hierarchy
-    L = h.n_labels
-    Y = dataset.Y if rows is None else dataset.Y[rows]
-    occ = np.flatnonzero(np.asarray(Y).any(axis=0))
-    if occ.size == 0:
-        return 1.0
-    A = h.ancestors_closure(np.eye(L, dtype=np.uint8)[occ]).astype(np.float64)  # (O, L)
-    Aw = A * weights
-    sw = Aw.sum(axis=1)
-    U = float(sw.max())
-    step = max(1, 4_000_000 // max(1, occ.size))
-    for s in range(0, occ.size, step):
-        inter = Aw[s:s + step] @ A.T
-        sd = sw[s:s + step, None] + sw[None, :] - 2.0 * inter
-        U = max(U, float(sd.max()))
-    return U if U > 0 else 1.0
-
-
-class _TargetDistance:
-    """d_Y (and optional per-target distances) between rows, for every non-ReliefF variant."""
-
-    def __init__(self, dataset: Dataset, distance: str | None, w0: float, aggregate: str,
-                 per_target: bool, label_rows: np.ndarray):
-        self.ds = dataset
-        self.task = dataset.task
-        self.per_target = per_target
-        self.n_per = 0
-        if self.task in ("mlc", "hmlc"):
-            self.Y = np.ascontiguousarray(dataset.Y, dtype=np.uint8)
-            self.n_per = self.Y.shape[1] if per_target else 0
-            if self.task == "mlc":
-                self.distance = distance or "f1"
-                if self.distance not in MLC_DISTANCES:
-                    raise ConfigError(f"bad value {distance!r} for parameter 'distance' "
-                                      f"(mlc allows: {', '.join(MLC_DISTANCES)})")
-                self.w = np.ones(self.Y.shape[1])
-            else:
-                self.distance = distance or "clus"
-                if self.distance not in HMLC_DISTANCES:
-                    raise ConfigError(f"bad value {distance!r} for parameter 'distance' "
-                                      f"(hmlc allows: {', '.join(HMLC_DISTANCES)})")
-                self.w = hmlc_weights(dataset, w0, aggregate)
-                self.U = hmlc_bound(dataset, self.w, label_rows)
-        elif self.task in ("regression", "mtr", "classification"):
-            if distance not in (None, "", "default"):
-                raise ConfigError(f"parameter 'distance' applies to mlc and hmlc only "
-                                  f"(task is {self.task})")
-            self.distance = "mean"
-            Y = np.asarray(dataset.Y, dtype=np.float64)
-            nominal = np.array([t.is_nominal for t in dataset.targets], dtype=bool)
-            if nominal.size != Y.shape[1]:  # targets not described: numeric, or class codes
-                nominal = np.full(Y.shape[1], self.task == "classification")
-            e = exponents(Y, small=False)   # huge targets: exact rescaling, as the features
-            e[nominal] = 0
-            self.Y = Y = scale(Y, e)
-            nv = np.array([len(t.categories) for t in dataset.targets] or [0] * Y.shape[1])
-            self.meta = column_meta(Y, nominal, nv, label_rows)
-            self.n_per = Y.shape[1] if per_target else 0
-        else:
-            raise ConfigError(f"no target distance for task {self.task!r}")
-
-    def __call__(self, ra: np.ndarray, rb: np.ndarray,
-                 jobs: int = 1) -> tuple[np.ndarray, np.ndarray | None]:
-        """(d_Y (P,), per-target (P, T) or None) for row pairs (ra[p], rb[p])."""
-        if self.distance == "mean":
-            d = column_distances(self.Y[ra], self.Y[rb], self.meta)
-            return d.mean(axis=1), (d if self.per_target else None)
-        per = None
-        if self.per_target:
-            per = np.abs(self.Y[ra].astype(np.float64) - self.Y[rb])
-        st = _kernels().label_pair_stats(self.Y, self.w, np.ascontiguousarray(ra, np.int32),
-                                         np.ascontiguousarray(rb, np.int32), jobs)
-        inter, union, sa, sb, sym = st.T
-        dist = self.distance
-        if dist == "clus":
-            return sym / self.U, per
-        if dist == "euclidean":
-            return np.sqrt(sym / self.U), per
-        if dist == "hamming":
-            return sym / self.w.sum(), per
-        if dist == "subset":
-            return (sym > 0).astype(np.float64), per
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if dist == "accuracy":   # both sets empty: distance 0 (CLUS)
-                return np.where(union > 0, 1.0 - inter / union, 0.0), per
-            tot = sa + sb            # f1
-            return np.where(tot > 0, 1.0 - 2.0 * inter / tot, 0.0), per
-
-
 # -- parameters ---------------------------------------------------------------------------
-
-def iteration_count(value: float, n: int) -> int:
-    """A fraction (0, 1] of n (round half up, as CLUS: 0.5 * 393 -> 197), -1 = all, or a count."""
-    v = float(value)
-    if v == -1 or v == 1:
-        return n
-    if 0 < v < 1:
-        return min(n, max(1, int(np.floor(v * n + 0.5))))
-    if v > 1 and v.is_integer():
-        return min(n, int(v))
-    raise ConfigError(f"bad value {value!r} for parameter 'iterations' "
-                      "(a fraction in (0, 1], -1 for all, or an integer count)")
-
 
 def neighbour_weights(k: int, sigma: float, avail: int) -> np.ndarray:
     """Weights of ranks 1..k: exp(-(sigma (l-1))^2) over the first min(k, avail), summing to 1."""
@@ -271,15 +88,14 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     when ``dataset.semi_supervised`` (the user asked), otherwise ``"ignore"`` with a warning.
     ``influence`` (0, 0) gives the unlabeled rows no influence at all: the supervised
     counterpart, Relief on the labeled rows alone (with their own ranges, as P-ML's SL
-    rankings; spec-ssl-unsup §3.4), not the literal Alg. 3.2, whose zero-weight unlabeled
-    neighbours would only crowd out labeled ones (as w = 1 leaves the unlabeled rows out of
-    the SSL-PCT tuning, §1.5).
+    rankings), not the literal Alg. 3.2, whose zero-weight unlabeled neighbours would only
+    crowd out labeled ones (as w = 1 leaves the unlabeled rows out of the SSL-PCT tuning).
 
     ``sparse``: "auto" uses the O(nnz) neighbour search when at most 12% of the values
     differ from their feature's default (bibtex, delicious); "yes"/"no" force it. The
     neighbours are identical either way.
 
-    ``exclude_self`` (URelief, not in the thesis; spec-ssl-unsup A28): the cluster
+    ``exclude_self`` (URelief, not in the thesis, which keeps the self-term): the cluster
     distance of feature i is d_X over the *other* features, so a feature scores by how its
     differences go with the rest's, not by its own share of d_X. Published URelief
     (d_Y := d_X over all features) favours the features that dominate d_X: on mixed data
@@ -288,13 +104,14 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     The neighbours stay those of the full d_X (one search).
 
     ``search``: "exact" (CLUS's neighbours, O(n^2 F) with all instances) or "approximate"
-    (pynndescent's NN-descent under the same distance, ``frcli.engines.relief_ann``; for
+    (pynndescent's NN-descent under the same distance, ``frcli.engines.relief.ann``; for
     data beyond tens of thousands of rows, with its agreement measured in
     docs/benchmarks.md).
 
     Targets that carry no information (every sampled pair has the same target: constant
-    targets, every label set empty, one class) give importances 0 and one warning (spec-core
-    A8: the estimate is undefined; 0, not -P(diff x)). No rows at all is a ``DataError``.
+    targets, every label set empty, one class) give importances 0 and one warning (the
+    estimate is undefined; 0, not -P(diff x): see ``estimate``). No rows at all is a
+    ``DataError``.
     """
     if nominal_targets not in ("relieff", "shared"):
         raise ConfigError(f"bad value {nominal_targets!r} for parameter 'nominal_targets' "
@@ -314,11 +131,12 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
         unlabeled = "ignore"
     labels_only = (dataset.task in ("mlc", "hmlc") and nominal_targets == "relieff"
                    and (bool(np.all(dataset.labeled)) or unlabeled == "ignore"))
-    prep = _prepare(dataset, sparse, search)
-    out = _relief(dataset, iterations, neighbours, sigma, distance=distance, w0=w0,
-                  weight_aggregate=weight_aggregate, per_target=per_target and not labels_only,
-                  unlabeled=unlabeled, influence=influence, seed=seed, jobs=jobs, prep=prep,
-                  exclude_self=exclude_self)
+    prep = prepare(dataset, sparse, search)
+    out = relief_prepared(dataset, iterations, neighbours, sigma, distance=distance, w0=w0,
+                          weight_aggregate=weight_aggregate,
+                          per_target=per_target and not labels_only, unlabeled=unlabeled,
+                          influence=influence, seed=seed, jobs=jobs, prep=prep,
+                          exclude_self=exclude_self)
     if per_target and nominal_targets == "relieff" and out and \
             out[0].meta.get("variant") == "rrelieff":
         if labels_only:   # every label gets ReliefF: no shared per-label pass needed
@@ -341,7 +159,7 @@ def relief(dataset: Dataset, iterations: Sequence[float] = (1.0,),
     return out
 
 
-def _prepare(dataset: Dataset, sparse: str, search: str = "exact"):
+def prepare(dataset: Dataset, sparse: str, search: str = "exact"):
     """Descriptive metadata (ranges over all rows with known values), the feature-major copy
     of X the kernels read, the sparse layout when it pays off, and the neighbour search."""
     if sparse not in ("auto", "yes", "no"):
@@ -361,7 +179,7 @@ def _prepare(dataset: Dataset, sparse: str, search: str = "exact"):
     sp = None
     if sparse != "no" and Xc.size:
         # measured break-even density ~0.1-0.15 (osales 0.16: dense wins; enron 0.08: sparse)
-        layout = _kernels().sparse_columns(Xc, 1.0 if sparse == "yes" else 0.12)
+        layout = kernel("_relief").sparse_columns(Xc, 1.0 if sparse == "yes" else 0.12)
         if layout[0] is not None:
             sp = layout[:-1]
     return fmeta, Xc, sp, search
@@ -395,20 +213,24 @@ def _per_target_relieff(dataset: Dataset, out: list[ReliefResult], iterations, n
                                          "nominal", tuple(cats))],
                       labeled=~np.isnan(y))
         # reached only for the supervised variant: rows without this target are left out
-        res = _relief(sub, iterations, neighbours, sigma, unlabeled="ignore", seed=seed,
-                      jobs=jobs, prep=prep)
+        res = relief_prepared(sub, iterations, neighbours, sigma, unlabeled="ignore",
+                              seed=seed, jobs=jobs, prep=prep)
         for o, r in zip(out, res):
             o.per_target[j] = r.importances
 
 
-def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w0=0.75,
-            weight_aggregate="sum", per_target=False, unlabeled="ssl",
-            influence=(0.5, 1.0), seed=0, jobs=1, prep=None, search=None,
-            exclude_self=False) -> list[ReliefResult]:
-    """``search(rows, group, n_groups, K) -> (nbr, dist, cnt)``: the neighbour search (the
+def relief_prepared(dataset: Dataset, iterations, neighbours, sigma, *, distance=None,
+                    w0=0.75, weight_aggregate="sum", per_target=False, unlabeled="ssl",
+                    influence=(0.5, 1.0), seed=0, jobs=1, prep=None, search=None,
+                    exclude_self=False) -> list[ReliefResult]:
+    """The grid of ``relief`` on data made ready by ``prepare`` (``prep``; made here when
+    None), without ``relief``'s handling of rows without targets, of per-target ReliefF and
+    of empty features: what the SSL tuner runs for every fold and grid point.
+
+    ``search(rows, group, n_groups, K) -> (nbr, dist, cnt)``: the neighbour search (the
     kernel's by default; the SSL tuner passes one that answers from a shared search).
     ``exclude_self``: URelief only (see ``relief``)."""
-    K_ = _kernels()
+    K_ = kernel("_relief")
     iterations = list(iterations) if isinstance(iterations, (list, tuple)) else [iterations]
     neighbours = [int(k) for k in neighbours]
     sigma = [float(s) for s in sigma]
@@ -431,13 +253,13 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
     elif labeled.all() or unlabeled == "ignore":
         mode = "rrelieff"
     elif not labeled.any():
-        mode = "urelief"      # SSL with no labels degenerates to URelief (spec-ssl-unsup §3.3)
+        mode = "urelief"      # SSL with no labels: every pair's distance is d_X, URelief
     else:
         mode = "ssl"
     if mode == "relieff":
         y = dataset.Y[:, 0]
         labeled = labeled & ~np.isnan(y)
-    prep = prep if prep is not None else _prepare(dataset, "auto")
+    prep = prep if prep is not None else prepare(dataset, "auto")
     fmeta, Xc, sp, _ = prep
     if search is None:
         search = kernel_search(K_, prep, jobs, dataset, seed)
@@ -486,7 +308,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         prior /= prior.sum()
         if np.count_nonzero(prior) < 2:
             # one class: no misses, only hits; the estimate would be -P(diff x). The target
-            # carries no information, so 0, as in the regression form (see _estimate)
+            # carries no information, so 0, as in the regression form (see estimate)
             meta["constant_targets"] = True
             return [ReliefResult(v, cnt_i, k, sg, np.zeros(F), None, dict(meta))
                     for v, cnt_i, s, k, sg, W in _combinations(
@@ -522,7 +344,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
         if per_target:
             raise ConfigError("per-target Relief needs targets (the task is unsupervised)")
     else:
-        td = _TargetDistance(dataset, distance, w0, weight_aggregate, per_target,
+        td = TargetDistance(dataset, distance, w0, weight_aggregate, per_target,
                              np.flatnonzero(labeled))
         meta["distance"] = td.distance
         Q = 1 + td.n_per
@@ -580,7 +402,7 @@ def _relief(dataset: Dataset, iterations, neighbours, sigma, *, distance=None, w
             imps = [_estimate_excluding_self(W @ Hacc[s, 0], dF, W @ Tsum[s, 0], S,
                                              W @ sq[s], F)]
         else:
-            imps = [_estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S) for q in range(Q)]
+            imps = [estimate(W @ Hacc[s, q], dF, W @ Tsum[s, q], S) for q in range(Q)]
         per = np.array(imps[1:]) if Q > 1 else None
         m_ = dict(meta)
         if mode != "urelief" and not (W @ Tsum[s, 0]) > 0:
@@ -638,10 +460,10 @@ def _combinations(iterations, counts, snaps, neighbours, sigma, avail_vals, kmax
         s = int(np.searchsorted(snaps, cnt_i))
         for k in neighbours:
             for sg in sigma:
-                yield v, cnt_i, s, k, sg, _class_weights(avail_vals, kmax, k, sg)
+                yield v, cnt_i, s, k, sg, class_weights(avail_vals, kmax, k, sg)
 
 
-def _class_weights(avail_vals: np.ndarray, kmax: int, k: int, sigma: float) -> np.ndarray:
+def class_weights(avail_vals: np.ndarray, kmax: int, k: int, sigma: float) -> np.ndarray:
     """Weight of every slot class (bucket, rank) for the combination (k, sigma)."""
     W = np.zeros(len(avail_vals) * kmax)
     for b, a in enumerate(avail_vals):
@@ -649,13 +471,13 @@ def _class_weights(avail_vals: np.ndarray, kmax: int, k: int, sigma: float) -> n
     return W
 
 
-def _estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarray:
-    """P(diff x | diff y) - P(diff x | same y); an undefined term is 0 (spec-core A8).
+def estimate(dFdT: np.ndarray, dF: np.ndarray, dT: float, S: float) -> np.ndarray:
+    """P(diff x | diff y) - P(diff x | same y); an undefined term is 0.
 
     P(diff y) = 0 (every neighbour pair has the same target: constant targets, every label
     set empty) gives 0 for every feature, not -P(diff x): the targets carry no information,
     and 0 is the limit of the closed form m/(tau (m - tau)) sum (tau_t - tau/m) alpha_t
-    (spec-core §5.3), whose every term vanishes. ``relief`` warns once.
+    (the MTR paper, P0:586-596), whose every term vanishes. ``relief`` warns once.
     """
     if not dT > 0:
         return np.zeros_like(dF)
@@ -695,9 +517,9 @@ def influence_position(search, labeled: np.ndarray) -> np.ndarray | None:
 
 
 def _influence(search, labeled: np.ndarray, influence: tuple[float, float]) -> np.ndarray:
-    """SSL instance influence (spec-ssl-unsup §3.2): 1 for labeled rows; unlabeled rows
-    linear in the distance to the nearest labeled row, w1 at the minimum, w0 at the maximum
-    (min/max over the unlabeled rows, the thesis's choice)."""
+    """SSL instance influence (docs/design/relief.md, "Rows without targets"): 1 for labeled
+    rows; unlabeled rows linear in the distance to the nearest labeled row, w1 at the
+    minimum, w0 at the maximum (min/max over the unlabeled rows, the thesis's choice)."""
     lo, hi = float(influence[0]), float(influence[1])
     omega = np.ones(labeled.size)
     t = influence_position(search, labeled)
@@ -709,7 +531,7 @@ def _influence(search, labeled: np.ndarray, influence: tuple[float, float]) -> n
 
 def _search(K_, dataset: Dataset, prep, rows: np.ndarray, group: np.ndarray, G: int, K: int,
             jobs: int, seed: int, slots=None):
-    """(nbr, dist, cnt) of the kernel's ``search``: exact, or approximate (relief_ann)."""
+    """(nbr, dist, cnt) of the kernel's ``search``: exact, or approximate (``ann``)."""
     fmeta, Xc, sp, search = prep
 
     def exact(g):
@@ -718,7 +540,6 @@ def _search(K_, dataset: Dataset, prep, rows: np.ndarray, group: np.ndarray, G: 
 
     if search == "exact":
         return exact(group)
-    from frcli.engines import relief_ann
     X = Xc.T                         # the (scaled) values fmeta describes
 
     def pair_distances(ra, rb):
@@ -729,5 +550,5 @@ def _search(K_, dataset: Dataset, prep, rows: np.ndarray, group: np.ndarray, G: 
                                                fmeta).mean(axis=1)
         return out
 
-    return relief_ann.search(X, fmeta, dataset.n_categories, rows, group, G, K, exact,
+    return ann.search(X, fmeta, dataset.n_categories, rows, group, G, K, exact,
                              seed=seed, distances=pair_distances)

@@ -1,12 +1,12 @@
 """ReliefE: Relief on manifold embeddings for multi-class and multi-label data
-(Škrlj, Džeroski, Lavrač, Petković, Machine Learning 2021; spec-relational-mex part C).
+(Škrlj, Džeroski, Lavrač, Petković, Machine Learning 2021; docs/design/relief.md, "ReliefE").
 
 Pipeline (one call of ``reliefe``):
 
 1. Rows without targets are left out. Missing feature values are imputed (numeric: mean,
    nominal: most frequent category), as the reference implementation's loader does; the paper's
    data have none.
-2. **Representative subset** (§C5): at most ``subset`` (ν = 2048) rows, taken round-robin over
+2. **Representative subset**: at most ``subset`` (ν = 2048) rows, taken round-robin over
    the groups of equal target value (the class, or the exact label set), groups in order of first
    appearance, rows in data order. It is used to estimate the dimension and to fit the embedding;
    every row is then transformed.
@@ -14,19 +14,20 @@ Pipeline (one call of ``reliefe``):
    the feature's default value on sparse data so zeros stay zeros), nominal features one-hot
    with weight 1/√2 (two different categories are at Euclidean distance 1, like the ends of a
    numeric range).
-4. **Dimension** (§C4): TwoNN (Facco 2017) on the subset: the two nearest neighbours at
+4. **Dimension**: TwoNN (Facco 2017) on the subset: the two nearest neighbours at
    positive distance, μ = r2/r1, least squares through the origin of −log(1 − F(μ)) on log μ,
-   rounded; clamped to [2, columns − 1] (§G-R14) and below the subset size. ``dimension=int``
+   rounded; clamped to [2, columns − 1] and below the subset size (the reference code's two
+   clamps contradict each other; the paper uses the estimate). ``dimension=int``
    fixes it.
-5. **PrMS** (§C3): when the subset's density exceeds ``sparsify`` (0.15), it is sparsified
+5. **PrMS**: when the subset's density exceeds ``sparsify`` (0.15), it is sparsified
    (Arora–Hazan–Kale; ε = the largest column mean of |A|, A = [[0, B], [Bᵀ, 0]]) before UMAP is
    fitted on it; the transform uses the rows as they are (as the reference code does).
 6. **UMAP** (umap-learn, imported lazily): n_components = the dimension, random
-   initialisation (§C5, R:128: the paper's memory fix), everything else umap-learn's defaults,
+   initialisation (R:128: the paper's memory fix), everything else umap-learn's defaults,
    ``random_state`` from the seed (umap-learn then runs single-threaded and is deterministic;
    its numba threads are not used). Rows are L2-normalised; neighbours are by cosine distance
    (the reference code's choice).
-7. **Weights** over the original features (§C7-C8, §G-R10): neighbours come from the embedding
+7. **Weights** over the original features: neighbours come from the embedding
    (or the raw space: ``embed=none``, the paper's "ReliefF-this"), feature differences from the
    original values, numeric |a − b| / range and nominal 1[a ≠ b]. Multi-class: ReliefF with
    priors, hits −1, misses P(c)/(1 − P(c_i)); ``update=absmean`` compares the instance with the
@@ -34,23 +35,25 @@ Pipeline (one call of ``reliefe``):
    the triangle inequality; nominal features keep the standard difference, since a mean
    category does not exist — with one-hot coding both coincide). Multi-label: the k nearest of
    all rows, target distance t_n per neighbour, per iteration t = mean t_n (skipped unless
-   0 < t < 1), d and td = mean t_n d_n, update td/t − (d − td)/(1 − t) (the RReliefF form,
-   §G-R9; ``mlc_update=paper|code`` give the printed and the reference code's forms). The sum
+   0 < t < 1), d and td = mean t_n d_n, update td/t − (d − td)/(1 − t) (the RReliefF form
+   of the thesis; ``mlc_update=paper|code`` give the printed and the reference
+   code's forms). The sum
    is divided by the number of sampled instances.
 
 Neighbours: ``neighbours=k`` (paper 15) or ``auto`` (the paper's "maximum gap": k = the
 number of candidates before the largest jump of the sorted distances, per class for
-multi-class, §C6). The reference code differs between versions: the PyPI release (0.18) uses
+multi-class). The reference code differs between versions: the PyPI release (0.18) uses
 the same maximum gap but on a profile that contains the instance itself; an older version used
-the maximum ratio of consecutive gaps (``neighbours=auto-ratio``, §G-R12). We follow the paper
+the maximum ratio of consecutive gaps (``neighbours=auto-ratio``). We follow the paper
 on the profile of the candidates only.
 
 Label space (multi-label): ``distance`` hamming|accuracy|f1|subset on the label sets (as the
 Relief engine defines them), or cosine|hyperbolic on a UMAP embedding of the label space
-(Euclidean output, or ``output_metric='hyperboloid'`` with the proper hyperboloid distance,
-§G-R11). The embedded distances are rescaled into [0, 1] for the update: cosine / 2 and
-hyperbolic / (2 max_i d(u_i, origin)) (a bound of every pairwise distance, O(n), so t stays a
-fraction). ``embed`` names the spaces that are embedded: input (default), none, labels, both.
+(Euclidean output, or ``output_metric='hyperboloid'`` with the proper hyperboloid distance;
+the reference code's arccosh(−<u, v>) is none). The embedded distances are rescaled into
+[0, 1] for the update: cosine / 2 and hyperbolic / (2 max_i d(u_i, origin)) (a bound of
+every pairwise distance, O(n), so t stays a fraction). ``embed`` names the spaces that are
+embedded: input (default), none, labels, both.
 
 Determinism: the sample is a seeded permutation; the kernels give the same result for any
 ``jobs`` (every feature is summed in sampling order); UMAP runs with a fixed random_state.
@@ -59,7 +62,6 @@ never an n × n matrix (the TwoNN and UMAP transform work in row blocks).
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import time
@@ -71,7 +73,10 @@ import numpy as np
 
 from frcli.data.dataset import Dataset
 from frcli.engines import progress
-from frcli.errors import ConfigError, DataError, UserError
+from frcli.engines.relief.common import (TargetDistance, column_meta, impute, iteration_count,
+                                         kernel)
+from frcli.engines.relief.thirdparty import umap_class
+from frcli.errors import ConfigError, DataError
 
 EMBEDS = ("input", "none", "labels", "both")
 UPDATES = ("standard", "absmean")
@@ -84,138 +89,6 @@ TASKS = ("classification", "mlc")
 MIN_EMBED_ROWS = 8
 
 _TAG_SAMPLE, _TAG_UMAP, _TAG_PRMS, _TAG_UMAP_Y, _TAG_PRMS_Y = 11, 12, 13, 14, 15
-
-
-def _kernels():
-    try:
-        from frcli._ext import _reliefe
-    except ImportError as e:  # pragma: no cover - build problem, not a user error
-        raise ImportError("the ReliefE kernel is not built; run `make build`") from e
-    return _reliefe
-
-
-def _umap():
-    try:
-        try:
-            UMAP = _import_umap(lean=True)
-        except Exception:  # noqa: BLE001 - something needed what _lean_import holds back
-            import sys
-            for name in [m for m in sys.modules if m.split(".")[0] in ("umap", "pynndescent")]:
-                del sys.modules[name]
-            UMAP = _import_umap(lean=False)
-    except ImportError:
-        raise UserError("ReliefE's embeddings need umap-learn (pip install umap-learn); "
-                        "embed=none works without it") from None
-    _cache_numba("umap", "pynndescent")
-    return UMAP
-
-
-def _import_umap(lean: bool):
-    with warnings.catch_warnings(), _lean_import(lean):
-        warnings.simplefilter("ignore")   # "Tensorflow not installed; ParametricUMAP ..."
-        from umap import UMAP
-    return UMAP
-
-
-@contextlib.contextmanager
-def _lean_import(lean: bool = True):
-    """Import umap-learn for less: its import is most of the embedded command's CPU time
-    (docs/benchmarks.md, "Where ReliefE's time goes"). Two things it does in every process
-    that change nothing it computes:
-
-    * pandas: scikit-learn's ``utils.fixes`` tries ``import pandas`` at module level and keeps
-      the module in a global it never uses (pandas inputs are recognised at call time through
-      ``sys.modules``); nothing on umap-learn's path needs it. While umap-learn is imported,
-      and only if pandas is not loaded yet, ``import pandas`` fails there (``sys.modules``
-      entry None, Python's documented way) and pandas stays importable afterwards.
-    * numba: umap-learn and pynndescent compile some functions at import (explicit
-      signatures) and the rest on first use, almost none with ``cache=True``. While they are
-      imported, ``numba.jit``/``njit`` default to ``cache=True``, so the machine code (the
-      same code) is kept on disk (next to the package, or in ``NUMBA_CACHE_DIR``) and loaded
-      by later processes (``_cache_numba`` does it for dispatchers made elsewhere).
-
-    ``FRCLI_LEAN_IMPORT=0`` (pandas) and ``FRCLI_NUMBA_CACHE=0`` (numba) turn them off; if the
-    import fails either way, ``_umap`` retries it as is (``lean=False``).
-    """
-    import sys
-
-    if not lean:
-        yield
-        return
-    block = (os.environ.get("FRCLI_LEAN_IMPORT", "1") != "0" and "pandas" not in sys.modules
-             and "umap" not in sys.modules)
-    cache = os.environ.get("FRCLI_NUMBA_CACHE", "1") != "0" and "umap" not in sys.modules
-    if not (block or cache):
-        yield
-        return
-    patched = []
-    if cache:
-        try:
-            import numba
-        except ImportError:
-            numba = None
-        if numba is not None:
-            for name in ("jit", "njit"):
-                orig = getattr(numba, name)
-                setattr(numba, name, _caching(orig))
-                patched.append((numba, name, orig))
-    if block:
-        sys.modules["pandas"] = None   # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        _unpatch(patched, block)
-
-
-def _caching(decorator):
-    def jit(*args, **kwargs):
-        kwargs.setdefault("cache", True)
-        return decorator(*args, **kwargs)
-    return jit
-
-
-def _unpatch(patched, block: bool) -> None:
-    import sys
-
-    for mod, name, orig in patched:
-        setattr(mod, name, orig)
-    if block and sys.modules.get("pandas", 0) is None:
-        del sys.modules["pandas"]
-
-
-_CACHED: set[str] = set()
-
-
-def _cache_numba(*packages: str) -> None:
-    """Store umap-learn's and pynndescent's numba machine code on disk.
-
-    Those packages compile a few hundred numba functions on first use in *every* process
-    (measured 30-60 s for the first UMAP fit under load, 1-3 s once cached), and declare
-    almost none of them ``cache=True``. ``Dispatcher.enable_caching()`` (numba's API) turns
-    the on-disk cache on for the module-level dispatchers before they compile; the compiled
-    code is the same, only kept (next to the package or in ``NUMBA_CACHE_DIR``).
-    ``FRCLI_NUMBA_CACHE=0`` leaves them alone.
-    """
-    if os.environ.get("FRCLI_NUMBA_CACHE", "1") == "0":
-        return
-    import sys
-
-    try:
-        from numba.core.registry import CPUDispatcher
-    except ImportError:  # pragma: no cover - umap always brings numba
-        return
-    for name in list(sys.modules):
-        if name in _CACHED or name.split(".")[0] not in packages:
-            continue
-        _CACHED.add(name)
-        for obj in list(vars(sys.modules[name]).values()):
-            if isinstance(obj, CPUDispatcher) and obj._cache.__class__.__name__ == "NullCache":
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        obj.enable_caching()
-                except Exception:  # noqa: BLE001 - a function numba cannot cache stays as is
-                    pass
 
 
 @dataclass
@@ -233,7 +106,7 @@ class ReliefEResult:
 def cyclic_subset(keys: np.ndarray, size: int) -> np.ndarray:
     """Indices of at most ``size`` rows taken round-robin over the groups of equal ``keys``
     (a 1-D array, or 2-D rows such as label sets), groups in order of first appearance, rows in
-    data order, exhausted groups skipped (§C5). All rows when there are at most ``size``."""
+    data order, exhausted groups skipped. All rows when there are at most ``size``."""
     keys = np.asarray(keys)
     n = keys.shape[0]
     if n <= size:
@@ -259,7 +132,7 @@ def cyclic_subset(keys: np.ndarray, size: int) -> np.ndarray:
 
 
 def twonn(Z, block_cells: int = 4_000_000) -> tuple[float, int]:
-    """TwoNN slope (Facco et al. 2017, §C4) of the rows of Z (dense or CSR) and the number of
+    """TwoNN slope (Facco et al. 2017) of the rows of Z (dense or CSR) and the number of
     rows used. Zero distances (duplicates; squared distances within 1e-12 of the rows' squared
     norms) are skipped, so repeated rows never give μ = ∞ or NaN. Row blocks: O(block·n)."""
     import scipy.sparse as sp
@@ -297,7 +170,7 @@ def twonn(Z, block_cells: int = 4_000_000) -> tuple[float, int]:
 
 
 def prms(B, rng: np.random.Generator):
-    """Probabilistic matrix sparsification (Arora, Hazan, Kale 2006; §C3) of B (m, n), dense
+    """Probabilistic matrix sparsification (Arora, Hazan, Kale 2006) of B (m, n), dense
     or CSR: entries with |a| > ε/√N are kept; the others become sign(a)·ε/√N with probability
     √N|a|/ε and 0 otherwise (unbiased), where N = m + n and ε = the largest column mean of
     |A| for A = [[0, B], [Bᵀ, 0]]. Returns (the sparsified matrix, threshold ε/√N)."""
@@ -332,30 +205,12 @@ def prms(B, rng: np.random.Generator):
 
 
 def adaptive_k(sorted_distances: np.ndarray, rule: str = "auto") -> int:
-    """k of one sorted distance profile (the kernel's rule; see ``ext/_reliefe.pyx``)."""
+    """k of one sorted distance profile (the kernel's rule; see ``ext/relief/_reliefe.pyx``)."""
     d = np.ascontiguousarray(sorted_distances, dtype=np.float64)
-    return int(_kernels().adaptive_k(d, RULES[rule]))
+    return int(kernel("_reliefe").adaptive_k(d, RULES[rule]))
 
 
 # -- the engine -----------------------------------------------------------------------------
-
-def _impute(dataset: Dataset) -> tuple[np.ndarray, int]:
-    """X with every missing value filled (``frcli.data.encode.imputed``: mean / most frequent
-    category), and their count.
-
-    Numeric columns beyond 2**64 in magnitude (±1.7e308: a range or a mean overflows) come
-    back scaled by an exact power of two (``frcli.data.scaling``), which leaves every
-    range-normalised diff, and hence ReliefE's and MultiSURF's scores, bit-identical; mutual
-    information is invariant to it (issue 9)."""
-    from dataclasses import replace
-
-    from frcli.data.encode import imputed
-    from frcli.data.scaling import exponents, scale
-
-    e = exponents(dataset.X, small=False)
-    e[dataset.nominal_mask] = 0
-    return imputed(replace(dataset, X=scale(dataset.X, e)))
-
 
 def _embedding_input(X: np.ndarray, nominal: np.ndarray, n_cat: np.ndarray, mn: np.ndarray,
                      rg: np.ndarray, zval: np.ndarray | None):
@@ -395,7 +250,7 @@ def _fit_umap(Zfit, Zall, d: int, seed: int, output_metric: str = "euclidean",
               block: int = 4096) -> np.ndarray:
     """UMAP fitted on Zfit, then every row of Zall transformed (blocks of ``block`` rows:
     O(block·ν) memory); returns float64 (n, d)."""
-    UMAP = _umap()
+    UMAP = umap_class()
     n_fit = Zfit.shape[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")      # n_jobs/random_state notes, disconnected points
@@ -455,9 +310,6 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
             jobs: int = 1) -> list[ReliefEResult]:
     """ReliefE importances for every value of ``iterations`` (one pass; see the module
     docstring for the parameters)."""
-    from frcli.engines.relief import _TargetDistance, _kernels as relief_kernels, column_meta, \
-        iteration_count
-
     task = dataset.task
     if task not in TASKS:
         raise ConfigError(f"ReliefE supports classification and mlc, not {task}")
@@ -514,13 +366,13 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
         raise DataError(f"{dataset.name}: ReliefE needs at least 2 examples with targets")
     if F == 0:
         raise ConfigError("the data set has no descriptive features")
-    X, n_imputed = _impute(ds)
+    X, n_imputed = impute(ds)
     nominal = ds.nominal_mask
     fm = column_meta(X, nominal, ds.n_categories)
     nom32 = nominal.astype(np.int32)
     rg = np.ascontiguousarray(fm.rg)
     Xc = np.ascontiguousarray(X.T)
-    RK = relief_kernels()
+    RK = kernel("_relief")
     layout = None
     if sparse != "no":
         lay = RK.sparse_columns(Xc, 1.0 if sparse == "yes" else 0.12)
@@ -578,7 +430,7 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
     rows = np.ascontiguousarray(perm[:m], dtype=np.int32)
 
     # -- neighbour search + update, chunk by chunk ------------------------------------------
-    K = _kernels()
+    K = kernel("_reliefe")
     t0 = time.perf_counter()
     if E is not None:
         space, space_args = 0, {"embed": np.ascontiguousarray(E.T)}
@@ -593,7 +445,7 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
     td = None
     if task == "mlc":
         if distance in LABEL_SET_DISTANCES:
-            td = _TargetDistance(ds, distance, 0.75, "sum", False, np.arange(n))
+            td = TargetDistance(ds, distance, 0.75, "sum", False, np.arange(n))
         label_scale = _label_scale(LE, distance) if LE is not None else 1.0
     prog = progress.slots(m, "ReliefE instances")
     total = np.zeros(F)
@@ -666,7 +518,7 @@ def _sparse_profile_layout(layout, nom32: np.ndarray, rg: np.ndarray):
 
 
 def _label_scale(LE: np.ndarray, distance: str) -> float:
-    """Divisor that puts embedded label distances into [0, 1] (§G-R11)."""
+    """Divisor that puts embedded label distances into [0, 1]: the update needs t in (0, 1)."""
     if distance == "cosine":
         return 2.0
     r0 = np.arccosh(np.sqrt(1.0 + np.einsum("ij,ij->i", LE, LE)))
@@ -676,7 +528,7 @@ def _label_scale(LE: np.ndarray, distance: str) -> float:
 
 def label_space_distance(U: np.ndarray, V: np.ndarray, distance: str) -> np.ndarray:
     """Cosine distance of Euclidean label embeddings, or the hyperboloid distance
-    arccosh(√(1+|u|²)√(1+|v|²) − <u, v>) (§C8, §G-R11), row by row."""
+    arccosh(√(1+|u|²)√(1+|v|²) − <u, v>), row by row."""
     dot = np.einsum("ij,ij->i", U, V)
     nu = np.einsum("ij,ij->i", U, U)
     nv = np.einsum("ij,ij->i", V, V)

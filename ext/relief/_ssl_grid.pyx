@@ -1,6 +1,6 @@
 # cython: language_level=3
 """SSL-Relief tuning kernel: the influence-weighted sums of every fold in one pass over the
-neighbour pairs (``frcli.engines.relief_tune._ssl_grid``).
+neighbour pairs (``frcli.engines.relief.tune._ssl_grid``).
 
 A pair (r, n) of fold f weighs ω_r ω_n with ω = a + w1 b + w0 c (a = 1 for the fold's
 labeled rows; b = 1 - t, c = t for the others, t their influence position), a combination

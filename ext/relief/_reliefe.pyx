@@ -1,14 +1,14 @@
 # cython: language_level=3
 """ReliefE kernels: neighbour profiles (embedding or raw space), the adaptive k, and the
-per-instance weight updates (spec-relational-mex §C6-C8).
+per-instance weight updates (docs/design/relief.md, "ReliefE").
 
 * ``profile_search``: for a chunk of query rows, the distance of each query to every candidate
   row, per candidate group (class for multi-class, one group for multi-label); the candidates
   of a group are sorted (ties: lower row index first) and the first k are kept, k fixed or
   chosen per (query, group) by the adaptive rule. Three spaces: an L2-normalised embedding
   (cosine distance 1 - u.v; stored (d, n) so the inner loop over candidates vectorises), the
-  raw dense space (sum of |a-b|/range or 1[a != b], summed in feature order exactly like the
-  Relief kernel) and the raw sparse space (a per-row baseline plus corrections over the
+  raw dense space (``distance_profile``: sum of |a-b|/range or 1[a != b], summed in feature
+  order exactly like the Relief kernel) and the raw sparse space (a per-row baseline plus corrections over the
   query's listed entries, O(nnz) per query). Scratch is O(n) per thread: never an n x n matrix.
 * ``update``: per query of a chunk, the weight update vector u_q over the original features
   (ReliefF with priors for multi-class; the RReliefF-form multi-label update), written to a
@@ -31,6 +31,9 @@ from libc.string cimport memset
 from libc.stdint cimport int32_t
 
 from frcli._ext._utils cimport Progress, progress_add, progress_slots, sort_by_value
+from frcli._ext.relief._distance cimport (RowMerge, SparseRows, complete_distance,
+                                          distance_profile, merge_next, merge_start,
+                                          sparse_rows)
 
 cnp.import_array()
 
@@ -117,37 +120,9 @@ cdef void _dist_embed(const double* Et, Py_ssize_t d, Py_ssize_t n, Py_ssize_t q
         out[j] = 1.0 - out[j]
 
 
-cdef void _dist_dense(const double* Xc, Py_ssize_t F, Py_ssize_t n, const int* nominal,
-                      const double* rg, Py_ssize_t q, double* out) noexcept nogil:
-    """out[j] = sum_f d_f(x_q, x_j) in feature order (numeric |a-b|/range, nominal 0/1)."""
-    cdef Py_ssize_t f, j
-    cdef double x, r
-    cdef const double* row
-    for j in range(n):
-        out[j] = 0.0
-    for f in range(F):
-        row = Xc + f * n
-        x = row[q]
-        if nominal[f]:
-            for j in range(n):
-                out[j] += 1.0 if row[j] != x else 0.0
-        else:
-            r = rg[f]
-            for j in range(n):
-                out[j] += fabs(x - row[j]) / r
-    return
-
-
-cdef inline double _d(int nominal, double a, double b, double rg) noexcept nogil:
-    if nominal:
-        return 1.0 if a != b else 0.0
-    return fabs(a - b) / rg
-
-
 cdef void _dist_sparse(Py_ssize_t n, const int* nominal, const double* rg,
                        const long long* cptr, const int* crow, const double* cval,
-                       const double* zval, const double* T, const double* cz,
-                       const long long* rptr, const int* rfeat, const double* rval,
+                       const double* T, const double* cz, const SparseRows* sp,
                        Py_ssize_t q, double* out) noexcept nogil:
     """out[j] = T_j + sum over the query's listed features f of the corrections: T_j holds
     sum_f d_f(z_f, x_jf); a listed query value x changes term f of every row from
@@ -156,18 +131,18 @@ cdef void _dist_sparse(Py_ssize_t n, const int* nominal, const double* rg,
     cdef long long a, p
     cdef int f
     cdef double x, b, B = 0.0
-    for a in range(rptr[q], rptr[q + 1]):     # rows at the default value: z -> x
-        f = rfeat[a]
-        B += _d(nominal[f], rval[a], zval[f], rg[f])
+    for a in range(sp.rptr[q], sp.rptr[q + 1]):     # rows at the default value: z -> x
+        f = sp.rfeat[a]
+        B += complete_distance(nominal[f], sp.rval[a], sp.zval[f], rg[f])
     for j in range(n):
         out[j] = T[j] + B
-    for a in range(rptr[q], rptr[q + 1]):
-        f = rfeat[a]
-        x = rval[a]
-        b = _d(nominal[f], x, zval[f], rg[f])
+    for a in range(sp.rptr[q], sp.rptr[q + 1]):
+        f = sp.rfeat[a]
+        x = sp.rval[a]
+        b = complete_distance(nominal[f], x, sp.zval[f], rg[f])
         for p in range(cptr[f], cptr[f + 1]):
             j = crow[p]
-            out[j] += _d(nominal[f], x, cval[p], rg[f]) - b - cz[p]
+            out[j] += complete_distance(nominal[f], x, cval[p], rg[f]) - b - cz[p]
 
 
 def profile_search(int space, const int[::1] rows, const int[::1] group, int n_groups,
@@ -177,7 +152,7 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
 
     space 0: ``embed`` = Et (d, n) L2-normalised rows; 1: ``dense`` = (Xc (F, n), nominal
     int32 (F), rg (F)); 2: ``sparse`` = (nominal, rg, cptr, crow, cval, zval, T, cz, rptr,
-    rfeat, rval) (see ``frcli.engines.reliefe``). rule 0: the k nearest; 1/2: adaptive k.
+    rfeat, rval) (see ``frcli.engines.relief.reliefe``). rule 0: the k nearest; 1/2: adaptive k.
     Returns nbr (m, L) int32 with group g's neighbours at columns sum(cnt[t, :g]) ... in
     increasing distance, cnt (m, G) int32, and dist (m, L) (the distances of ``nbr``).
     progress: None, or an int64 array (one slot per thread, frcli.engines.progress) to which
@@ -209,19 +184,14 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
     cdef const long long[::1] cptr
     cdef const int[::1] crow
     cdef const double[::1] cval
-    cdef const double[::1] zval
     cdef const double[::1] T
     cdef const double[::1] cz
-    cdef const long long[::1] rptr
-    cdef const int[::1] rfeat
-    cdef const double[::1] rval
+    cdef SparseRows srows
     cdef const double* Etp = NULL
     cdef const double* Xcp = NULL
     cdef const int* crow_p = NULL
     cdef const double* cval_p = NULL
     cdef const double* cz_p = NULL
-    cdef const int* rfeat_p = NULL
-    cdef const double* rval_p = NULL
     cdef Py_ssize_t d = 0, F = 0
     dummy_i = np.zeros(1, dtype=np.int32)
     dummy_d = np.zeros(1, dtype=np.float64)
@@ -229,9 +199,8 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
     nom = dummy_i
     rg = dummy_d
     cptr = dummy_l
-    rptr = dummy_l
-    zval = dummy_d
     T = dummy_d
+    srows = sparse_rows(dummy_d, dummy_l, dummy_i, dummy_d)
     if space == SP_EMBED:
         Et = embed
         d = Et.shape[0]
@@ -247,15 +216,15 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
             raise ValueError("dense layout does not match the rows")
         Xcp = &Xc[0, 0]
     elif space == SP_SPARSE:
-        nom, rg, cptr, crow, cval, zval, T, cz, rptr, rfeat, rval = sparse
-        if T.shape[0] != n or rptr.shape[0] != n + 1:
+        nom, rg, cptr, crow, cval = sparse[:5]
+        T, cz = sparse[6], sparse[7]
+        if T.shape[0] != n or len(sparse[8]) != n + 1:
             raise ValueError("sparse layout does not match the rows")
+        srows = sparse_rows(sparse[5], sparse[8], sparse[9], sparse[10])
         if crow.shape[0] > 0:
             crow_p = &crow[0]
             cval_p = &cval[0]
             cz_p = &cz[0]
-            rfeat_p = &rfeat[0]
-            rval_p = &rval[0]
     else:
         raise ValueError("unknown space")
     for t in range(m):
@@ -273,10 +242,10 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
             if space == SP_EMBED:
                 _dist_embed(Etp, d, n, rows[t], dq)
             elif space == SP_DENSE:
-                _dist_dense(Xcp, F, n, &nom[0], &rg[0], rows[t], dq)
+                distance_profile(Xcp, F, n, &nom[0], &rg[0], 1.0, rows[t], dq)
             else:
-                _dist_sparse(n, &nom[0], &rg[0], &cptr[0], crow_p, cval_p, &zval[0], &T[0],
-                             cz_p, &rptr[0], rfeat_p, rval_p, rows[t], dq)
+                _dist_sparse(n, &nom[0], &rg[0], &cptr[0], crow_p, cval_p, &T[0], cz_p,
+                             &srows, rows[t], dq)
             off = 0
             for g in range(n_groups):
                 M = 0
@@ -310,61 +279,103 @@ def profile_search(int space, const int[::1] rows, const int[::1] group, int n_g
     return nbr_a, cnt_a, dist_a
 
 
-cdef void _update_dense(const double* X, Py_ssize_t F, const int* nominal, const double* rg,
-                        Py_ssize_t q, const int* nb, const int* cnt, int n_groups,
-                        const double* coef, const double* tdist, int mlc, int absmean,
-                        int form, double* u, double* s1, double* s2) noexcept nogil:
-    """u[f] = the update of query q (see ``update``); s1, s2: F scratch each."""
-    cdef Py_ssize_t f, i, off = 0, c
+cdef void _update_query(const double* X, const SparseRows* sp, Py_ssize_t F,
+                        const int* nominal, const double* rg, Py_ssize_t q, const int* nb,
+                        const int* cnt, int n_groups, const double* coef, const double* tdist,
+                        int mlc, int absmean, int form, double* u, double* s1, double* s2,
+                        double* s3, int* mark, int* touched) noexcept nogil:
+    """u[f] = the update of query q (see ``update``), from the dense rows X (n, F) or, when X
+    is NULL, the sparse rows ``sp``; s1, s2, s3, touched: F scratch each, ``mark`` all -1.
+    A group of no neighbours, or of weight 0 (ReliefF: a class of prior 0), adds nothing; an
+    undefined multi-label update skips the query (u stays 0)."""
+    cdef Py_ssize_t f, off = 0, c
     cdef int g
-    cdef double xq, v, dd, t, td, inv, w
-    cdef const double* xr = X + q * F
-    cdef const double* xn
+    cdef bint ok
     for f in range(F):
         u[f] = 0.0
     for g in range(n_groups):
         c = cnt[g]
-        if c == 0:
-            continue
-        if not mlc and coef[g] == 0.0:
-            off += c
-            continue
-        for f in range(F):
-            s1[f] = 0.0
-            s2[f] = 0.0
-        t = 0.0
-        for i in range(c):
-            xn = X + nb[off + i] * F
-            w = tdist[off + i] if mlc else 0.0
-            t += w
-            for f in range(F):
-                dd = _d(nominal[f], xr[f], xn[f], rg[f])
-                if absmean and not nominal[f]:
-                    s1[f] += xn[f]             # sum of the neighbours' values
-                else:
-                    s1[f] += dd
-                if mlc:
-                    s2[f] += w * dd
-        inv = 1.0 / c
-        if mlc:
-            t = t * inv
-            if not (t > 0.0 and t < 1.0):
-                return                          # undefined update: skipped (u stays 0)
-        for f in range(F):
-            if absmean and not nominal[f]:
-                v = fabs(xr[f] - s1[f] * inv) / rg[f]
+        if c > 0 and (mlc or coef[g] != 0.0):
+            if X != NULL:
+                ok = _group_dense(X, F, nominal, rg, q, nb + off, c, coef[g],
+                                  tdist + off if mlc else NULL, mlc, absmean, form, u, s1, s2)
             else:
-                v = s1[f] * inv
-            if mlc:
-                td = s2[f] * inv
-                u[f] += _mlc_update(v, td, t, form)
-            else:
-                u[f] += coef[g] * v
+                ok = _group_sparse(sp, F, nominal, rg, q, nb + off, c, coef[g],
+                                   tdist + off if mlc else NULL, mlc, absmean, form, u, s1, s2,
+                                   s3, mark, touched)
+            if not ok:
+                for f in range(F):
+                    u[f] = 0.0
+                return
         off += c
 
 
+cdef inline double _mean_or_skip(double t, double inv, int mlc) noexcept nogil:
+    """The mean target distance t / c of a multi-label group, or -1 when its update is
+    undefined (t not in (0, 1)); 0 for a class."""
+    if not mlc:
+        return 0.0
+    t = t * inv
+    return t if t > 0.0 and t < 1.0 else -1.0
+
+
+cdef inline void _add(double* u, Py_ssize_t f, double v, double s2f, double inv, double t,
+                      double coef_g, int mlc, int form) noexcept nogil:
+    """One feature's term of a group: the multi-label update, or the class's weight times
+    the mean difference v."""
+    if mlc:
+        u[f] += _mlc_update(v, s2f * inv, t, form)
+    else:
+        u[f] += coef_g * v
+
+
+cdef inline void _sum(Py_ssize_t h, int nominal, double xq, double xn, double rg, double w,
+                      int absmean, int mlc, double* s1, double* s2) noexcept nogil:
+    """A neighbour's terms at slot h: to s1 its difference to the query (with ``absmean``,
+    on a numeric feature, its value itself), to s2 its target distance w times that
+    difference (multi-label)."""
+    cdef double dd = complete_distance(nominal, xq, xn, rg)
+    if absmean and not nominal:
+        s1[h] += xn
+    else:
+        s1[h] += dd
+    if mlc:
+        s2[h] += w * dd
+
+
+cdef bint _group_dense(const double* X, Py_ssize_t F, const int* nominal, const double* rg,
+                       Py_ssize_t q, const int* nb, Py_ssize_t c, double coef_g,
+                       const double* tdist, int mlc, int absmean, int form, double* u,
+                       double* s1, double* s2) noexcept nogil:
+    """Add one group's (c neighbours nb) terms to u; False when the update is undefined."""
+    cdef Py_ssize_t f, i
+    cdef double v, t = 0.0, inv, w
+    cdef const double* xr = X + q * F
+    cdef const double* xn
+    for f in range(F):
+        s1[f] = 0.0
+        s2[f] = 0.0
+    for i in range(c):
+        xn = X + nb[i] * F
+        w = tdist[i] if mlc else 0.0
+        t += w
+        for f in range(F):
+            _sum(f, nominal[f], xr[f], xn[f], rg[f], w, absmean, mlc, s1, s2)
+    inv = 1.0 / c
+    t = _mean_or_skip(t, inv, mlc)
+    if t < 0.0:
+        return False
+    for f in range(F):
+        if absmean and not nominal[f]:
+            v = fabs(xr[f] - s1[f] * inv) / rg[f]
+        else:
+            v = s1[f] * inv
+        _add(u, f, v, s2[f], inv, t, coef_g, mlc, form)
+    return True
+
+
 cdef inline double _mlc_update(double d, double td, double t, int form) noexcept nogil:
-    """The multi-label update (spec §C8, §G-R9): 0 RReliefF td/t - (d - td)/(1 - t);
+    """The multi-label update (docs/design/relief.md, "ReliefE"): 0 RReliefF td/t - (d - td)/(1 - t);
     1 as printed in the paper td/t - (d - t)/(1 - td); 2 the reference code td/t - (d - t)/(1 - t)."""
     if form == 0:
         return td / t - (d - td) / (1.0 - t)
@@ -375,117 +386,72 @@ cdef inline double _mlc_update(double d, double td, double t, int form) noexcept
     return td / t - (d - t) / (1.0 - t)
 
 
-cdef void _update_sparse(Py_ssize_t F, const int* nominal, const double* rg,
-                         const double* zval, const long long* rptr, const int* rfeat,
-                         const double* rval, Py_ssize_t q, const int* nb, const int* cnt,
-                         int n_groups, const double* coef, const double* tdist, int mlc,
-                         int absmean, int form, double* u, double* s1, double* s2,
-                         double* s3, int* mark, int* touched) noexcept nogil:
-    """The same update over the listed (non-default) entries only: a feature where the query
-    and every neighbour hold the default value contributes 0. ``mark`` is all -1 on entry and
-    on exit; ``touched`` lists the features seen (at most F)."""
-    cdef Py_ssize_t i, c, off = 0, nt, a, ae, b, be, h
-    cdef int g, f, fa, fb
-    cdef double xa, xb, dd, w, t, inv, v, td, xq
-    cdef int skip
-    for h in range(F):
-        u[h] = 0.0
-    for g in range(n_groups):
-        c = cnt[g]
-        if c == 0:
-            continue
-        if not mlc and coef[g] == 0.0:
-            off += c
-            continue
-        nt = 0
-        for a in range(rptr[q], rptr[q + 1]):      # the query's features are always touched
-            f = rfeat[a]
-            mark[f] = <int> nt
-            touched[nt] = f
-            s1[nt] = 0.0
-            s2[nt] = 0.0
-            s3[nt] = 0.0                            # neighbours listed at f
-            nt += 1
-        t = 0.0
-        for i in range(c):
-            w = tdist[off + i] if mlc else 0.0
-            t += w
-            a, ae = rptr[q], rptr[q + 1]
-            b, be = rptr[nb[off + i]], rptr[nb[off + i] + 1]
-            while a < ae or b < be:
-                fa = rfeat[a] if a < ae else <int> F
-                fb = rfeat[b] if b < be else <int> F
-                if fa <= fb:
-                    f = fa
-                    xa = rval[a]
-                    a += 1
-                else:
-                    f = fb
-                    xa = zval[f]
-                if fb == f:
-                    xb = rval[b]
-                    b += 1
-                else:
-                    xb = zval[f]
-                if mark[f] < 0:
-                    mark[f] = <int> nt
-                    touched[nt] = f
-                    s1[nt] = 0.0
-                    s2[nt] = 0.0
-                    s3[nt] = 0.0
-                    nt += 1
-                h = mark[f]
-                dd = _d(nominal[f], xa, xb, rg[f])
-                if absmean and not nominal[f]:
-                    s1[h] += xb
-                    s3[h] += 1.0
-                else:
-                    s1[h] += dd
-                if mlc:
-                    s2[h] += w * dd
-        inv = 1.0 / c
-        skip = 0
-        if mlc:
-            t = t * inv
-            if not (t > 0.0 and t < 1.0):
-                skip = 1
-        if not skip:
-            for h in range(nt):
-                f = touched[h]
-                if absmean and not nominal[f]:
-                    # neighbours not visited at f hold the default value
-                    v = (s1[h] + (c - s3[h]) * zval[f]) * inv
-                    xq = _query_value(rptr, rfeat, rval, zval, q, f)
-                    v = fabs(xq - v) / rg[f]
-                else:
-                    v = s1[h] * inv
-                if mlc:
-                    td = s2[h] * inv
-                    u[f] += _mlc_update(v, td, t, form)
-                else:
-                    u[f] += coef[g] * v
+cdef inline Py_ssize_t _touch(int f, Py_ssize_t nt, int* mark, int* touched, double* s1,
+                              double* s2, double* s3) noexcept nogil:
+    """Give feature f the next slot nt of the sums (s3: the neighbours listed at f)."""
+    mark[f] = <int> nt
+    touched[nt] = f
+    s1[nt] = 0.0
+    s2[nt] = 0.0
+    s3[nt] = 0.0
+    return nt + 1
+
+
+cdef bint _group_sparse(const SparseRows* sp, Py_ssize_t F, const int* nominal,
+                        const double* rg, Py_ssize_t q, const int* nb, Py_ssize_t c,
+                        double coef_g, const double* tdist, int mlc, int absmean, int form,
+                        double* u, double* s1, double* s2, double* s3, int* mark,
+                        int* touched) noexcept nogil:
+    """``_group_dense`` over the listed (non-default) entries only: a feature where the
+    query and every neighbour hold the default value contributes 0. ``mark`` is all -1 on
+    entry and on exit; ``touched`` lists the features seen (at most F)."""
+    cdef Py_ssize_t i, nt = 0, a, h
+    cdef int f
+    cdef double xa, xb, w, t = 0.0, inv, v, xq
+    cdef RowMerge m
+    for a in range(sp.rptr[q], sp.rptr[q + 1]):   # the query's features are always touched
+        nt = _touch(sp.rfeat[a], nt, mark, touched, s1, s2, s3)
+    for i in range(c):
+        w = tdist[i] if mlc else 0.0
+        t += w
+        merge_start(&m, sp, q, nb[i])
+        while merge_next(&m, sp, <int> F, &f, &xa, &xb):
+            if mark[f] < 0:
+                nt = _touch(f, nt, mark, touched, s1, s2, s3)
+            h = mark[f]
+            _sum(h, nominal[f], xa, xb, rg[f], w, absmean, mlc, s1, s2)
+            if absmean and not nominal[f]:
+                s3[h] += 1.0
+    inv = 1.0 / c
+    t = _mean_or_skip(t, inv, mlc)
+    if t >= 0.0:
         for h in range(nt):
-            mark[touched[h]] = -1
-        if skip:
-            for h in range(F):
-                u[h] = 0.0
-            return
-        off += c
+            f = touched[h]
+            if absmean and not nominal[f]:
+                # neighbours not visited at f hold the default value
+                v = (s1[h] + (c - s3[h]) * sp.zval[f]) * inv
+                xq = _query_value(sp, q, f)
+                v = fabs(xq - v) / rg[f]
+            else:
+                v = s1[h] * inv
+            _add(u, f, v, s2[h], inv, t, coef_g, mlc, form)
+    for h in range(nt):
+        mark[touched[h]] = -1
+    return t >= 0.0
 
 
-cdef inline double _query_value(const long long* rptr, const int* rfeat, const double* rval,
-                                const double* zval, Py_ssize_t q, int f) noexcept nogil:
+cdef inline double _query_value(const SparseRows* sp, Py_ssize_t q, int f) noexcept nogil:
     """x_qf from the query's CSR row (binary search), the default when not listed."""
-    cdef long long lo = rptr[q], hi = rptr[q + 1], mid
+    cdef long long lo = sp.rptr[q], hi = sp.rptr[q + 1], mid
     while lo < hi:
         mid = (lo + hi) // 2
-        if rfeat[mid] < f:
+        if sp.rfeat[mid] < f:
             lo = mid + 1
         else:
             hi = mid
-    if lo < rptr[q + 1] and rfeat[lo] == f:
-        return rval[lo]
-    return zval[f]
+    if lo < sp.rptr[q + 1] and sp.rfeat[lo] == f:
+        return sp.rval[lo]
+    return sp.zval[f]
 
 
 def update(const int[::1] rows, const int[:, ::1] nbr, const int[:, ::1] cnt,
@@ -508,13 +474,8 @@ def update(const int[::1] rows, const int[:, ::1] nbr, const int[:, ::1] cnt,
     cdef const double[:, ::1] X
     cdef const int[::1] nom
     cdef const double[::1] rg
-    cdef const double[::1] zval
-    cdef const long long[::1] rptr
-    cdef const int[::1] rfeat
-    cdef const double[::1] rval
+    cdef SparseRows srows
     cdef const double* Xp = NULL
-    cdef const int* rfeat_p = NULL
-    cdef const double* rval_p = NULL
     cdef int is_sparse = sparse is not None
     if nbr.shape[0] != Q or cnt.shape[0] != Q or coef.shape[0] != Q or coef.shape[1] != G:
         raise ValueError("chunk arrays must have one row per query")
@@ -525,16 +486,13 @@ def update(const int[::1] rows, const int[:, ::1] nbr, const int[:, ::1] cnt,
     if Q == 0 or F == 0:
         return 0
     if is_sparse:
-        nom, rg, zval, rptr, rfeat, rval = sparse
-        if rfeat.shape[0] > 0:
-            rfeat_p = &rfeat[0]
-            rval_p = &rval[0]
+        nom, rg = sparse[:2]
+        srows = sparse_rows(sparse[2], sparse[3], sparse[4], sparse[5])
     else:
         X, nom, rg = dense
         if X.shape[1] != F:
             raise ValueError("X must have one column per feature")
         Xp = &X[0, 0]
-        zval = rg            # unused
     if nom.shape[0] != F or rg.shape[0] != F:
         raise ValueError("feature metadata must have one entry per feature")
     U_a = np.zeros((Q, F), dtype=np.float64)
@@ -559,15 +517,9 @@ def update(const int[::1] rows, const int[:, ::1] nbr, const int[:, ::1] cnt,
         for ii in range(F):
             mark[ii] = -1
         for t in prange(Q, schedule="dynamic", chunksize=1):
-            if is_sparse:
-                _update_sparse(F, &nom[0], &rg[0], &zval[0], &rptr[0], rfeat_p, rval_p,
-                               rows[t], &nbr[t, 0], &cnt[t, 0], <int> G, &coef[t, 0],
-                               tdp + t * L if mlc else NULL, mlc, absmean, form, &U[t, 0],
-                               s1, s2, s3, mark, touched)
-            else:
-                _update_dense(Xp, F, &nom[0], &rg[0], rows[t], &nbr[t, 0], &cnt[t, 0],
-                              <int> G, &coef[t, 0], tdp + t * L if mlc else NULL, mlc,
-                              absmean, form, &U[t, 0], s1, s2)
+            _update_query(Xp, &srows, F, &nom[0], &rg[0], rows[t], &nbr[t, 0], &cnt[t, 0],
+                          <int> G, &coef[t, 0], tdp + t * L if mlc else NULL, mlc, absmean,
+                          form, &U[t, 0], s1, s2, s3, mark, touched)
             if mlc:
                 tt = _mean_t(tdp + t * L, &cnt[t, 0], <int> G)
                 if not (tt > 0.0 and tt < 1.0):

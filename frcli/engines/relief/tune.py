@@ -1,14 +1,14 @@
-"""SSL-Relief with its parameters chosen by internal cross-validation (spec-ssl-unsup §3.4,
-A16; P-ML §6.3, T:7447-7452).
+"""SSL-Relief with its parameters chosen by internal cross-validation (P-ML §6.3,
+T:7447-7452; docs/design/relief.md, "Tuning SSL-Relief").
 
 Grid: the influences (w0, w1) = (``influence_far``, ``influence_near``) in {0, .25, .5, .75,
 1}² with w0 <= w1 (15 pairs) times ``neighbours`` in {15, 20, 30}. The pair (0, 0) gives the
 unlabeled rows no influence, so it stands for the supervised counterpart: Relief on the
 labeled rows alone (ReliefF for classification), as the SSL-PCT tuning's w = 1 leaves the
-unlabeled rows out (§1.5). The tuning can so fall back to supervised Relief where the
+unlabeled rows out. The tuning can so fall back to supervised Relief where the
 unlabeled rows do not help. Without unlabeled rows only ``neighbours`` is tuned.
 
-Criterion (the thesis gives none, A16b): the labeled rows are split into 4 folds (stratified
+Criterion (the thesis gives none): the labeled rows are split into 4 folds (stratified
 for classification). For each fold every grid point ranks with that fold's labels hidden
 (its rows stay, as unlabeled rows), and the evaluation kNN (k = 20 as in P-DS, or all
 training rows when fewer; distance sum_i w_i d_i² with w_i = max(importance_i, 0) and the
@@ -31,7 +31,7 @@ none; and, in the labeled part with its own ranges, each labeled row's nearest l
 per (fold, class). Every neighbour set the grid needs is a union of such groups, and the
 exact top-K of a union is the merge of the groups' exact top-K lists by (distance, row),
 the kernel's tie rule. The SSL points of all folds come from one pass over the neighbour
-pairs (kernel ``ext/_ssl_grid.pyx``): a row's influence ω = a + w1·b + w0·c is linear in
+pairs (kernel ``ext/relief/_ssl_grid.pyx``): a row's influence ω = a + w1·b + w0·c is linear in
 (w0, w1), so a pair's weight ω_r·ω_n is a combination of six monomials per fold, whose
 weighted feature distances the kernel sums per band of neighbour ranks. The supervised
 points and the final ranking run the ordinary engine on the shared neighbours, so the chosen
@@ -48,9 +48,10 @@ import numpy as np
 
 from frcli.data.dataset import Dataset
 from frcli.engines import progress
-from frcli.engines.relief import (ColumnMeta, ReliefResult, _class_weights,
-                                  _kernels, _prepare, _relief, _TargetDistance, column_meta,
-                                  influence_position, iteration_count, kernel_search)
+from frcli.engines.relief.common import (ColumnMeta, TargetDistance, column_meta,
+                                         iteration_count, kernel)
+from frcli.engines.relief.relief import (ReliefResult, class_weights, influence_position,
+                                         kernel_search, prepare, relief_prepared)
 from frcli.errors import ConfigError
 
 INFLUENCE_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -186,7 +187,7 @@ class SharedSearch:
                 if bs.size == 0:
                     continue
                 if bs.size > 1:     # merge the base groups' sorted lists (kernel)
-                    cn, cd, cc = _ssl_kernel().merge_topk(
+                    cn, cd, cc = kernel("_ssl_grid").merge_topk(
                         np.ascontiguousarray(layer["nbr"][qi[:, None], bs[None, :]]),
                         np.ascontiguousarray(layer["dist"][qi[:, None], bs[None, :]]), K)
                     nbr_o[sel, gq] = cn
@@ -225,7 +226,7 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
         if not 0 <= a <= b <= 1:
             raise ConfigError(f"influences ({a}, {b}): need 0 <= influence_far <= "
                               "influence_near <= 1")
-    K_ = _kernels()
+    K_ = kernel("_relief")
     n = dataset.n_examples
     labeled = np.asarray(dataset.labeled, dtype=bool).copy()
     classification = dataset.task == "classification"
@@ -245,10 +246,10 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
     def final(point: tuple[float, float], k: int, ssl=(None, None),
               sup=(None, None)) -> ReliefResult:
         if point == (0.0, 0.0):
-            return _relief(ds_lab, [iterations], [k], [sigma], unlabeled="ignore",
-                           prep=sup[0], search=sup[1], **common)[0]
-        return _relief(ds, [iterations], [k], [sigma], unlabeled="ssl", influence=point,
-                       prep=ssl[0], search=ssl[1], **common)[0]
+            return relief_prepared(ds_lab, [iterations], [k], [sigma], unlabeled="ignore",
+                                   prep=sup[0], search=sup[1], **common)[0]
+        return relief_prepared(ds, [iterations], [k], [sigma], unlabeled="ssl",
+                               influence=point, prep=ssl[0], search=ssl[1], **common)[0]
 
     if lab.size < 2 * folds:
         point = (0.5, 1.0) if ssl_points else (0.0, 0.0)
@@ -256,7 +257,7 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
         why = f"{lab.size} labeled rows: too few for {folds}-fold tuning; fixed defaults"
         return final(point, k), Tuning(point, k, {}, folds, knn, skipped=why)
 
-    prep = _prepare(dataset, sparse)
+    prep = prepare(dataset, sparse)
     fmeta, Xc, _, _ = prep
     kmax = max(neighbours)
     from frcli.data.splits import kfold_assign
@@ -290,7 +291,7 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
         cls = codes.astype(np.int64)
     else:
         n_cls, cls = 1, np.zeros(nl, dtype=np.int64)
-    prep_lab = prep if ds_lab is ds else _prepare(ds_lab, sparse)
+    prep_lab = prep if ds_lab is ds else prepare(ds_lab, sparse)
     shared_lab = SharedSearch(K_, prep_lab, jobs, ds_lab)
     sup_rows = np.concatenate([sample(np.arange(nl))]
                               + [sample(np.flatnonzero(fold_lab != f)) for f in range(folds)])
@@ -302,9 +303,9 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
     imps = np.zeros((folds, len(cand), dataset.n_features))
     if (0.0, 0.0) in influence:
         for f in range(folds):
-            res = _relief(ds_lab.with_unlabeled(fold_lab == f), [iterations], neighbours,
-                          [sigma], unlabeled="ignore", prep=prep_lab, search=shared_lab,
-                          **common)
+            res = relief_prepared(ds_lab.with_unlabeled(fold_lab == f), [iterations],
+                                  neighbours, [sigma], unlabeled="ignore", prep=prep_lab,
+                                  search=shared_lab, **common)
             for k, r in zip(neighbours, res):
                 imps[f, where[((0.0, 0.0), k)]] = r.importances
     if ssl_points:
@@ -345,11 +346,11 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
     being ``lab_f[fold]``: per fold six pair weightings and the same times the clustering
     distance (module docstring), each times the weight the engine gives the pair's slot class
     (rank, and number of neighbours available) under each (k, sigma), summed in one pass over
-    the per-pair feature distances (kernel ``ext/_ssl_grid.pyx``). The slot classes whose
+    the per-pair feature distances (kernel ``ext/relief/_ssl_grid.pyx``). The slot classes whose
     weights agree for every k form one column ("band": with sigma = 0 and every row having
     all neighbours, the ranks below 15, 15-19 and 20-29), summed once and combined per k
     afterwards; when there are too many bands to keep, each k is its own column. Equal to
-    ``_relief(..., unlabeled="ssl")`` per point up to rounding."""
+    ``relief_prepared(..., unlabeled="ssl")`` per point up to rounding."""
     nbr, dist, cnt = nbrs
     nbr, dist, cnt = nbr[:, 0, :], dist[:, 0, :], cnt[:, 0]
     m, kmax = nbr.shape
@@ -374,7 +375,7 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
         dc[f] = dx
         both = lf[ra] & lf[rb]
         if both.any():   # d_Y between labeled pairs (ranges of this fold's labels), d_X else
-            td = _TargetDistance(ds, distance, w0, weight_aggregate, False, np.flatnonzero(lf))
+            td = TargetDistance(ds, distance, w0, weight_aggregate, False, np.flatnonzero(lf))
             fa, fb = ra[both].astype(np.int64), rb[both].astype(np.int64)
             vals = np.zeros(fa.size)
             step = max(1, 4_000_000 // max(1, ds.Y.shape[1]))
@@ -383,7 +384,7 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
             dc[f, both] = vals
     F = Xc.shape[0]
     nk = len(neighbours)
-    cw = np.stack([_class_weights(avail_vals, kmax, k, sigma) for k in neighbours])  # (nk, C)
+    cw = np.stack([class_weights(avail_vals, kmax, k, sigma) for k in neighbours])  # (nk, C)
     bands, band_of = np.unique(cw.T, axis=0, return_inverse=True)    # (nb, nk), (C,)
     band_of = band_of.ravel()
     per_band = bands.shape[0] * folds * 12 * max(F, 1) <= _BLOCK or bands.shape[0] <= nk
@@ -398,7 +399,7 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
         ncol = nk
     acc = np.zeros((ncol, folds, 2, 6, F))
     tot = np.zeros((ncol, folds, 2, 6))
-    kern = _ssl_kernel()
+    kern = kernel("_ssl_grid")
     step = max(1, _BLOCK // max(1, F))
     for s0 in range(0, P, step):
         s1 = min(P, s0 + step)
@@ -416,7 +417,7 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
         dFdT = mu @ acc[ki, :, 1]
         S = (tot[ki, :, 0] @ mu.T)[:, :, None]                         # (folds, points, 1)
         T = (tot[ki, :, 1] @ mu.T)[:, :, None]
-        # _estimate of every (fold, point) at once, element for element the same operations
+        # relief.estimate of every (fold, point) at once, element for element the same operations
         ok, den = T > 0, S - T
         t1 = dFdT / np.where(ok, T, 1.0)
         t2 = np.where(den > 0, (dF - dFdT) / np.where(den > 0, den, 1.0), 0.0)
@@ -425,15 +426,6 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
             for f in range(folds):
                 out[(f, p, k)] = est[f, pi]
     return out
-
-
-def _ssl_kernel():
-    try:
-        from frcli._ext import _ssl_grid
-    except ImportError as e:  # pragma: no cover - build problem, not a user error
-        raise ImportError("the SSL tuning kernel is not built; run "
-                          "`FRCLI_EXT=_ssl_grid python setup.py build_ext --inplace`") from e
-    return _ssl_grid
 
 
 def _heldout_cap(m: int, n: int, F: int, n_train: int, n_cand: int, folds: int) -> int:

@@ -1,8 +1,8 @@
-"""MultiSURF and MultiSURF* (part of the Relief family; kernel ``ext/_multisurf.pyx``).
+"""MultiSURF and MultiSURF* (part of the Relief family; kernel ``ext/relief/_multisurf.pyx``).
 
 The ReliefE paper's baselines were scikit-rebate's implementations run with their defaults
-(spec-relational-mex §C10), so these follow scikit-rebate's definitions exactly (see the kernel's
-docstring) and agree with it on the same data (tests/test_multisurf.py):
+(docs/design/relief.md, "MultiSURF"), so these follow scikit-rebate's definitions exactly (see
+the kernel's docstring) and agree with it on the same data (tests/test_multisurf.py):
 
 * a feature with at most ``discrete_limit`` (scikit-rebate's ``categorical_threshold``, 10)
   distinct values is compared as a category (0/1), every nominal feature too; 0 keeps the
@@ -28,15 +28,8 @@ import numpy as np
 
 from frcli.data.dataset import Dataset
 from frcli.engines import progress
+from frcli.engines.relief.common import impute, kernel
 from frcli.errors import ConfigError, DataError
-
-
-def _kernel():
-    try:
-        from frcli._ext import _multisurf
-    except ImportError as e:  # pragma: no cover - build problem, not a user error
-        raise ImportError("the MultiSURF kernel is not built; run `make build`") from e
-    return _multisurf
 
 
 def feature_types(X: np.ndarray, nominal: np.ndarray, discrete_limit: int
@@ -58,8 +51,6 @@ def feature_types(X: np.ndarray, nominal: np.ndarray, discrete_limit: int
 def multisurf(dataset: Dataset, *, star: bool = False, discrete_limit: int = 10,
               jobs: int = 1) -> tuple[np.ndarray, dict]:
     """MultiSURF (``star=False``) or MultiSURF* scores of a classification data set, and meta."""
-    from frcli.engines.reliefe import _impute
-
     if dataset.task != "classification":
         raise ConfigError(f"MultiSURF supports classification, not {dataset.task}")
     if discrete_limit < 0:
@@ -73,7 +64,7 @@ def multisurf(dataset: Dataset, *, star: bool = False, discrete_limit: int = 10,
     n, F = ds.X.shape
     if n < 2:
         raise DataError(f"{dataset.name}: MultiSURF needs at least 2 examples with a class")
-    X, n_imp = _impute(ds)
+    X, n_imp = impute(ds)
     codes = ds.Y[:, 0].astype(np.int64)
     present, yc = np.unique(codes, return_inverse=True)
     meta = {"variant": "multisurf-star" if star else "multisurf", "n_examples": n,
@@ -87,9 +78,9 @@ def multisurf(dataset: Dataset, *, star: bool = False, discrete_limit: int = 10,
     jobs = (os.cpu_count() or 1) if jobs is None or jobs <= 0 else int(jobs)
     X = np.ascontiguousarray(X)
     dweight = F / float(discrete.sum()) if ramp else 1.0
-    scores = _kernel().multisurf(X, np.ascontiguousarray(X.T), discrete, rg, sd, int(ramp),
-                                 dweight, yc.astype(np.int32), int(present.size), int(star),
-                                 jobs,
-                                 progress=progress.slots(X.shape[0], "MultiSURF instances"))
+    scores = kernel("_multisurf").multisurf(
+        X, np.ascontiguousarray(X.T), discrete, rg, sd, int(ramp), dweight,
+        yc.astype(np.int32), int(present.size), int(star), jobs,
+        progress=progress.slots(X.shape[0], "MultiSURF instances"))
     meta.update(discrete_features=int(discrete.sum()), ramp=ramp)
     return scores, meta
