@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="write the pending section of each study whose persisted stores are "
                          "not complete (what is persisted, the measured cost of the rest); "
                          "runs nothing")
+    ap.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
+                    help="run the runs on a dask.distributed cluster: its scheduler's ADDRESS, "
+                         "or 'local' for a local cluster of --jobs worker processes")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.jobs > 64:
@@ -128,7 +131,7 @@ def _run(args) -> int:
     for st in chosen:
         out = fw.run_study(st, jobs=args.jobs, root=root, digests=digests,
                            progress=False if args.no_progress else None,
-                           recompute=args.recompute)
+                           recompute=args.recompute, dask=args.dask_scheduler)
         text = doc.read_text(encoding="utf-8") if doc.exists() else ""
         doc.write_text(fw.splice(text, st.name, out.text), encoding="utf-8")
         fw.log(f"{st.name}: section written to {doc} ({out.seconds:.0f} s)")

@@ -547,10 +547,12 @@ def _session(runs: int) -> dict:
 
 def run_study(study: Study, *, jobs: int = 1, root: Path | None = None,
               progress: bool | None = None, digests: dict | None = None,
-              recompute: bool = False) -> Outcome:
+              recompute: bool = False, dask: str | None = None) -> Outcome:
     """Bring the study's persisted stores up to the current fingerprint (resuming from
     them; computing only what is missing), run its compute step, and render its section
-    from the persisted stores with a stamp."""
+    from the persisted stores with a stamp. ``dask``: a Dask scheduler's address (or
+    'local') that runs the runs instead of ``jobs`` local processes (the same results:
+    each run is seeded by its definition)."""
     from frcli.experiment.executor import run_experiment
     from reproduce import artifacts
 
@@ -587,7 +589,7 @@ def run_study(study: Study, *, jobs: int = 1, root: Path | None = None,
                 + (" (--recompute)" if recompute else ""))
         log(f"{study.name}: running {cfg.name} → {sqlite_dir}")
         try:
-            s = run_experiment(cfg, jobs=jobs, output=out, progress=progress)
+            s = run_experiment(cfg, jobs=jobs, dask=dask, output=out, progress=progress)
         except BaseException:      # interrupted: persist what is done (the next session,
             if artifacts.is_working_store(sqlite_dir):      # on any machine, resumes it)
                 _export(sqlite_dir, cfg, hashes, "partial", cfp,
@@ -1255,8 +1257,9 @@ def summary(doc_text: str, all_studies: Mapping[str, Study],
         t = _seconds(stamp["time"])
         total += t
         n_runs += int(stamp["runs"])
-        rows.append([st.name, stamp["runs"], stamp["time"] if int(stamp["runs"]) else
-                     "not recorded (no runner configs)", note or "as configured", sets,
+        time_cell = (f"{stamp['time']} so far" if stamp.get("pending") else stamp["time"]
+                     if int(stamp["runs"]) else "not recorded (no runner configs)")
+        rows.append([st.name, stamp["runs"], time_cell, note or "as configured", sets,
                      made(stamp)])
     drafts = [s.name for s in all_studies.values() if s.draft]
     old = section(doc_text, SUMMARY) or ""

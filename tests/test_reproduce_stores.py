@@ -242,3 +242,26 @@ def test_an_unfinished_study_has_a_pending_section_that_check_accepts(tmp_path, 
     fw.run_study(study, digests=digests, progress=False)
     problems = fw.check_study(study, doc, digests).problems
     assert any("re-render differs" in p for p in problems), problems
+
+
+def test_a_study_on_a_dask_cluster_persists_the_same_runs(tmp_path, monkeypatch):
+    """`python -m reproduce --dask-scheduler local`: the runs go to a local cluster of
+    worker processes, and the persisted store holds the same numbers as the local pool's."""
+    pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    monkeypatch.setattr(fw, "log", lambda m: None)
+    ref = fw.ConfigRef("configs/quickstart.yaml", name="tiny-dask", set={
+        "datasets": ["synth-mtr"], "protocol": {"repeats": 2},
+        "rankers": ["uniform", {"method": "relief", "params": {"neighbours": [5]}}]})
+    study = fw.Study("tiny-dask", "Tiny", (ref,), lambda s: "## Tiny")
+    paths = fw.fingerprints({"digests": {}}).paths_of_config(ref.load())
+    digests = {"digests": {p: "a" * 16 for p in paths}}
+    frames = []
+    for where, dask in (("pool", None), ("cluster", "local")):
+        monkeypatch.setattr(fw, "STORES", tmp_path / where)
+        fw.run_study(study, digests=digests, progress=False, jobs=2, dask=dask)
+        view = fw.StoreView(tmp_path / where / "tiny-dask", ref.load(),
+                            persisted=tmp_path / where / "tiny-dask")
+        frames.append(view.frame.drop(columns=["rank_time_s", "eval_time_s"]))
+    pd.testing.assert_frame_equal(frames[0], frames[1])
