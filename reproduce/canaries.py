@@ -532,7 +532,7 @@ def tree_path(task: str, kind: str, params: dict | None = None) -> str:
 
 def _run_trees(c: Canary, data: dict[str, dict]) -> dict[str, list[tuple[str, str]]]:
     from frcli.data import load_dataset
-    from frcli.engines.pct_view import grow_tree, render_text, target_categories, tree_nodes
+    from frcli.rankers.tree import grow_tree
 
     runs = []
     for name in c.datasets:
@@ -541,9 +541,8 @@ def _run_trees(c: Canary, data: dict[str, dict]) -> dict[str, list[tuple[str, st
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ds = load_dataset(e["path"], **opts)
-            model, grown = grow_tree(ds, **c.tree)
-        text = json.dumps(tree_nodes(model, grown), sort_keys=True, default=repr)
-        text += render_text(tree_nodes(model, grown), target_categories(grown))
+            tree = grow_tree(ds, **c.tree)
+        text = json.dumps(tree.root, sort_keys=True, default=repr) + tree.text()
         runs.append((name, hashlib.sha256(text.encode()).hexdigest()))
     return {tree_path(c.task, c.kind, c.tree): runs}
 

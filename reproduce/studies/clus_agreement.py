@@ -30,22 +30,19 @@ def _single_trees() -> dict:
     """Per set: our tree's nodes and whether its CLUS-layout text equals CLUS's printout."""
     from frcli.data import load_dataset
     from frcli.data.clus_out import read_clus_model_info
-    from frcli.engines.pct_view import (grow_tree, render_text, target_categories, tree_nodes,
-                                        tree_size)
+    from frcli.rankers.tree import grow_tree
 
     out = {}
     for name, T in _bench().TARGETS.items():
         ds = load_dataset(ROOT.parent / "shared" / "datasets" / "mtr" / f"{name}.arff",
                           targets=f"last:{T}")
-        model, grown = grow_tree(ds)
-        root = tree_nodes(model, grown)
+        tree = grow_tree(ds, ties="first")
         lines = (SINGLE / f"{name}.out").read_text().splitlines()
         start = lines.index("Original Model") + 3
         block = lines[start:lines.index("", start)]
-        out[name] = {"size": tree_size(root),
+        out[name] = {"size": tree.size,
                      "clus": read_clus_model_info(SINGLE / f"{name}.out"),
-                     "same_text": render_text(root, target_categories(grown)).splitlines()
-                     == block}
+                     "same_text": tree.text().splitlines() == block}
     return out
 
 
