@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                          "runs nothing")
     ap.add_argument("--dask-scheduler", metavar="ADDRESS", default=None,
                     help="run the runs on a dask.distributed cluster: its scheduler's ADDRESS, "
-                         "or 'local' for a local cluster of --jobs worker processes")
+                         "or 'local' for a local cluster of worker processes, one per job")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.jobs > 64:
