@@ -45,6 +45,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+if __name__ == "__main__":
+    # run as a script, this folder comes first on the path, and its coverage.py would shadow
+    # the coverage package that numba (under UMAP, ReliefE's embedding) imports
+    _HERE = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
 ROOT = Path(__file__).resolve().parents[1]
 SYNTH = ROOT / "datasets" / "synthetic"
 SHARED = ROOT.parent / "shared" / "datasets"
