@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl bench-ssl-forests bench-mex reproduce lint clean
+.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl bench-ssl-forests bench-mex reproduce reproduce-check reproduce-estimate canaries lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -73,10 +73,23 @@ bench-ssl-forests:
 bench-mex:
 	nice -n 10 $(PYTHON) bench/bench_mex.py $(ARGS)
 
-# Every generated section of docs/reproduction.md (resumable; see reproduce/README.md).
+# Every generated section of docs/reproduction.md (resumable; see reproduce/README.md): from
+# the persisted stores of reproduce/stores, computing only what the fingerprint invalidated.
 JOBS ?= 2
 reproduce:
 	$(PYTHON) -m reproduce --jobs $(JOBS)
+
+# CI's staleness check: fingerprint, stamps, every section re-rendered from the stores.
+reproduce-check:
+	$(PYTHON) -m reproduce --check --jobs $(JOBS)
+
+# One-core hours of every study on all of its shared data sets (reads the stores only).
+reproduce-estimate:
+	$(PYTHON) -m reproduce --estimate
+
+# The canary suite's digests of this build (OUT=file; `--list` shows the paths).
+canaries:
+	$(PYTHON) reproduce/canaries.py --jobs $(JOBS) $(if $(OUT),--out $(OUT))
 
 lint:
 	$(PYTHON) -m ruff check frcli tests bench reproduce

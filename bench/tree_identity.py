@@ -13,7 +13,10 @@ reference build in a child process and compares: any difference in any bit fails
     python bench/tree_identity.py --reference /tmp/frcli-ref [--quick]
 
 (``--reference-python`` instead runs a venv that has the reference installed.) Nothing is
-written to the repository: the dumps go to a temporary directory.
+written to the repository: the dumps go to a temporary directory. Each dump records the
+environment bit-identical outputs depend on besides the code (``environment()`` of
+``reproduce/canaries.py``, the canary suite of the reproduction fingerprint, which runs
+against another build the same way); ``compare`` names what differs.
 """
 from __future__ import annotations
 
@@ -35,6 +38,19 @@ SHARED = ROOT.parent / "shared" / "datasets"
 SYNTH = ROOT / "datasets" / "synthetic"
 ARRAYS = ("feature", "threshold", "left", "right", "weight", "hstar", "depth", "p_left",
           "offset", "cats", "values")
+
+
+def _canaries():
+    """reproduce/canaries.py of this checkout, by path (a reference build on PYTHONPATH may
+    have a ``reproduce`` package of its own, or none)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("frcli_canaries",
+                                                  ROOT / "reproduce" / "canaries.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod          # (dataclasses look their module up)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 # -- data ----------------------------------------------------------------------------------
@@ -240,6 +256,7 @@ def dump(path: str, quick: bool, only: str | None) -> None:
                 arrays[f"{name}|score|{k}"] = np.asarray(sc[k])
     np.savez(path, **arrays)
     Path(path + ".json").write_text(json.dumps(timing))
+    Path(path + ".env.json").write_text(json.dumps(_canaries().environment()))
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -266,6 +283,12 @@ def compare(ref: str, ours: str) -> int:
     print(f"{n_forests} forests, {n_trees} trees, {n_nodes} nodes, {len(ka)} arrays compared")
     print(f"growth time: reference {sum(ta.values()):.1f} s, this build "
           f"{sum(tb.values()):.1f} s")
+    ea = json.loads(Path(ref + ".env.json").read_text())
+    eb = json.loads(Path(ours + ".env.json").read_text())
+    diff = sorted(k for k in set(ea) | set(eb) if ea.get(k) != eb.get(k))
+    if diff:
+        print("environments differ in " + ", ".join(f"{k} ({ea.get(k)} / {eb.get(k)})"
+                                                      for k in diff))
     if bad:
         cases_bad = sorted({k.split("|")[0] for k in bad})
         print(f"DIFFERENT: {len(bad)} arrays in {len(cases_bad)} forests")

@@ -3,9 +3,7 @@ sections splice and compare as documented, and the committed sections of docs/re
 are what the code produces now (quick studies here, the others under the slow marker)."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 
 import pytest
@@ -132,24 +130,38 @@ def test_every_study_config_pins_clus_tie_rule():
     assert _unpinned(planted.load()) == ["planted: genie3-et ties=default"]
 
 
-def _check(names: list[str], tmp_path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    r = subprocess.run([sys.executable, "-m", "reproduce", *names, "--check", "--jobs", "2",
-                        "--no-progress", "--results", str(tmp_path)],
-                       cwd=REPO, env=env, capture_output=True, text=True)
-    assert r.returncode == 0, (f"docs/reproduction.md is stale for {names}: regenerate with "
-                               f"`python -m reproduce {' '.join(names)}`\n{r.stdout[-4000:]}"
-                               f"\n{r.stderr[-2000:]}")
+def _recompute(study, tmp_path) -> None:
+    """Run the study's configs from scratch into ``tmp_path`` and compare every run with its
+    persisted store: the same runs, scores and kept importances, bit for bit."""
+    from frcli.experiment.executor import run_experiment
+    from reproduce import artifacts
+
+    for ref in study.configs:
+        cfg = ref.load()
+        run_experiment(cfg, jobs=2, output=tmp_path, progress=False)
+        fresh = fw.StoreView(cfg.output_dir(tmp_path), cfg)
+        per = fw.StoreView(fw.persisted_dir(cfg), cfg, persisted=fw.persisted_dir(cfg))
+        cols = ["dataset", "split", "labeled", "method", "params", "measure", "value"]
+        a, b = fresh.frame[cols], per.frame[cols]
+        assert a.equals(b), f"{cfg.name}: the scores computed now differ from the persisted"
+        for key in artifacts.Persisted(fw.persisted_dir(cfg)).kept_keys():
+            args = (key[0], key[1], key[3], key[4], key[2])
+            assert fresh.importances(*args)[1].tobytes() == per.importances(*args)[1].tobytes()
 
 
 @pytest.mark.shared
-def test_quick_sections_are_not_stale(shared_data, tmp_path):
-    """Regenerates the quick studies (MTR Table 7: ~35 s with 2 jobs) from scratch; then the
-    same check on a copy of the doc with one number of the MTR table changed must fail (the
-    stores of the first run are reused, so this costs seconds)."""
-    quick = [s.name for s in fw.studies().values() if s.quick and not s.draft]
-    results = tmp_path / "results"
-    _check(quick, results)
+def test_quick_studies_recompute_to_their_persisted_stores(shared_data, tmp_path):
+    """The quick studies (MTR Table 7: ~35 s with 2 jobs) computed from scratch give their
+    persisted stores exactly: the end-to-end counterpart of the canaries."""
+    for st in fw.studies().values():
+        if st.quick and not st.draft:
+            _recompute(st, tmp_path / st.name)
+
+
+@pytest.mark.shared
+def test_a_changed_number_fails_the_check(shared_data):
+    """A section whose text differs from its re-render is stale (one number of the MTR
+    table changed in a copy of the doc)."""
     text = fw.DOC.read_text(encoding="utf-8")
     sec = fw.section(text, "mtr-table7")
     row = next(ln for ln in sec.split("\n") if ln.startswith("| jura |"))
@@ -157,16 +169,19 @@ def test_quick_sections_are_not_stale(shared_data, tmp_path):
     i = next(j for j, c in enumerate(cells) if re.fullmatch(r"\*{0,2}\d\.\d{3}\*{0,2}", c))
     num = re.search(r"\d\.\d{3}", cells[i]).group()
     cells[i] = cells[i].replace(num, f"{float(num) + 0.001:.3f}")
-    stale = tmp_path / "reproduction.md"
     tampered = " | ".join(cells)
-    stale.write_text(text.replace(row, tampered), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    r = subprocess.run([sys.executable, "-m", "reproduce", "mtr-table7", "--check", "--jobs",
-                        "2", "--no-progress", "--results", str(results), "--doc", str(stale)],
-                       cwd=REPO, env=env, capture_output=True, text=True)
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert f"-{tampered}" in r.stdout and f"+{row}" in r.stdout
-    assert "stale sections" in r.stderr and " 0 computed" in r.stderr
+    out = fw.check_study(fw.studies()["mtr-table7"], text.replace(row, tampered),
+                         fw.canary_digests(2))
+    diff = "\n".join(out.problems)
+    assert f"-{tampered}" in diff and f"+{row}" in diff
+
+
+def test_writing_the_doc_needs_a_committed_tree(monkeypatch, capsys):
+    from reproduce.__main__ import main
+
+    monkeypatch.setattr(fw, "dirty_paths", lambda: ["frcli/engines/relief.py"])
+    assert main(["mtr-table7"]) == 2
+    assert "uncommitted changes (frcli/engines/relief.py)" in capsys.readouterr().err
 
 
 def test_run_times_section_is_current():
@@ -208,7 +223,7 @@ def test_run_times_read_stamps_subsets_and_shared_stores():
 
 def test_full_run_line_names_what_ran_and_is_kept_by_the_summary():
     line = fw.full_run_line(3646.0, 2, ["a", "b"])
-    assert f"commit {fw.commit()}, code {fw.code_hash()}" in line
+    assert f"commit {fw.commit()})" in line
     assert "61 min wall" in line and line.endswith(fw.VOLATILE)
     doc = fw.splice("", fw.SUMMARY, fw.summary("", {}, last_full_run=line))
     assert fw.summary(doc, {}).endswith(line)     # --times keeps the last full run's line
@@ -217,9 +232,9 @@ def test_full_run_line_names_what_ran_and_is_kept_by_the_summary():
 @pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.parametrize("name", [s.name for s in fw.studies().values()
-                                  if not s.quick and not s.draft])
-def test_slow_sections_are_not_stale(name, shared_data, tmp_path):
-    _check([name], tmp_path)
+                                  if not s.quick and not s.draft and s.configs])
+def test_slow_studies_recompute_to_their_persisted_stores(name, shared_data, tmp_path):
+    _recompute(fw.studies()[name], tmp_path)
 
 
 def test_store_views_and_tables_on_a_small_experiment(tmp_path):
@@ -420,3 +435,13 @@ def test_pds_delta_rows_check_the_papers_sign_per_set():
     assert wins["genie3"] == [True, False, True]          # ours positive on F1
     assert agree["genie3"] == [True, True]                # chess: both negative; digits: no value
     assert out[1][2] == "-0.10 / -0.10" and out[2][1] == "– / 0.10"     # paper / ours
+
+
+def test_dirty_paths_name_the_computing_files_exactly(monkeypatch):
+    """A stamp reads +changes exactly when computing code is uncommitted: an edited README
+    of reproduce/ or a store does not count, new files do, and every path is named whole."""
+    out = {"diff": "reproduce/README.md\nreproduce/framework.py\n"
+                   "reproduce/stores/mtr-table7/manifest.json",
+           "ls-files": "frcli/new_module.py"}
+    monkeypatch.setattr(fw, "_git", lambda *a: out[a[0]])
+    assert fw.dirty_paths() == ["frcli/new_module.py", "reproduce/framework.py"]

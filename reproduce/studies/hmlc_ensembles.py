@@ -274,4 +274,5 @@ STUDY = Study(
     configs=(CONFIG,),
     render=render,
     order=30,
+    paper_sets="hmlc:n_sets",
 )

@@ -202,4 +202,5 @@ STUDY = Study(
     render=render,
     order=31,
     draft=False,
+    paper_sets="hmlc:n_sets",
 )

@@ -242,4 +242,5 @@ STUDY = Study(
     configs=CONFIGS,
     render=render,
     order=20,
+    paper_sets="mlc:n_sets",
 )

@@ -117,4 +117,5 @@ STUDY = Study(
     configs=(CONFIG,),
     render=render,
     order=21,
+    paper_sets="mlc:n_sets",
 )

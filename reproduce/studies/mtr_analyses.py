@@ -463,4 +463,6 @@ STUDY = Study(
     render=render,
     compute=compute_timing,
     order=12,
+    compute_paths=(),        # ranking times only: no number of the stores
+    paper_sets="mtr:table7",
 )

@@ -347,4 +347,7 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=13,
+    compute_paths=("eval:mtr:*",),     # kNN evaluations of the MTR sets (and mtr-noise's runs)
+    universe=("jura", "osales", "scpf"),
+    paper_sets="mtr:table7",
 )

@@ -223,4 +223,10 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=14,
+    # Genie3 forests on the sets with missing values, under CLUS's rule (what compute pins)
+    # and random ties; the shared credit is another path
+    compute_paths=("rank:mtr:missing:genie3-rf:*ties=first*",
+                   "rank:mtr:missing:genie3-rf:*ties=random*",
+                   "rank:mtr:missing:genie3-rf-str:*ties=first*"),
+    universe=("osales", "scpf"),
 )

@@ -246,4 +246,6 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=15,
+    compute_paths=("eval:mtr:*",),     # kNN baselines of jura's readings
+    universe=("jura",),
 )

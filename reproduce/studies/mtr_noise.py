@@ -191,4 +191,5 @@ STUDY = Study(
                        set={"protocol": {"repeats": REPEATS}}),),
     render=render,
     order=11,
+    paper_sets="mtr:table7",
 )

@@ -117,4 +117,5 @@ STUDY = Study(
     render=render,
     order=10,
     quick=True,
+    paper_sets="mtr:table7",
 )

@@ -5,7 +5,6 @@ number of trees, the excluded leak of mutagenesis)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 
@@ -16,7 +15,7 @@ from reproduce.papers import paper
 LEARNERS = (("genie3-tree", "tree", "single tree"), ("genie3-rf", "rf", "RF"),
             ("genie3-boost", "boost", "boosting"), ("genie3-bagging", "bagging", "bagging"))
 SETTINGS = ("AGG-All", "AGG-Exist", "NO-Rel")
-FIG = Path(__file__).resolve().parents[2] / "docs" / "figures" / "relational-curves.png"
+FIG = "relational-curves.png"          # in reproduce.analysis.FIGURES (docs/figures)
 
 
 RE3PY_SPACE = "AGG-All, re3py's search space"
@@ -64,18 +63,11 @@ def fold_rankings(view, dataset: str, method: str, setting: str):
         return []
     sel = runs[(runs["dataset"] == dataset) & (runs["method"] == method)]
     sel = sel[[setting_of(p) == setting for p in sel["params"]]]
-    from frcli.results.store import Store
-
     out = []
-    with Store(view.dir, create=False) as st:
-        for _, r in sel.sort_values("split").iterrows():
-            key = (r["dataset"], int(r["split"]), int(r["labeled"]), r["method"], r["params"])
-            names, imp = st.ranking(key)
-            meta = st.conn.execute("SELECT g.meta FROM runs r JOIN rankings g USING (run_id) "
-                                   "WHERE r.dataset=? AND r.split=? AND r.labeled=? AND "
-                                   "r.method=? AND r.params=?", key).fetchone()
-            out.append((list(names), np.asarray(imp, dtype=float),
-                        json.loads(meta[0]) if meta and meta[0] else {}))
+    for _, r in sel.sort_values("split").iterrows():
+        args = (r["dataset"], int(r["split"]), r["method"], r["params"], int(r["labeled"]))
+        names, imp = view.importances(*args)
+        out.append((list(names), np.asarray(imp, dtype=float), view.meta(*args) or {}))
     return out
 
 
@@ -155,8 +147,10 @@ def _figure(view, sets) -> None:
         ax.set_ylabel("importance (mean of 10 folds)")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    FIG.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(FIG, dpi=110)
+    from reproduce import analysis as A
+
+    A.FIGURES.mkdir(parents=True, exist_ok=True)
+    fig.savefig(A.FIGURES / FIG, dpi=110)
     plt.close(fig)
 
 
@@ -300,7 +294,7 @@ def render(stores) -> str:
     out.append("")
     out += convergence(view, sets)
     _figure(view, sets)
-    out += ["", f"![importance against trees]({FIG.relative_to(FIG.parents[1]).as_posix()})",
+    out += ["", f"![importance against trees](figures/{FIG})",
             "", "Importance of each relation after 1..50 trees (Genie3, bagging, AGG-All, mean "
             "of the folds): the convergence plots of 9a Fig. 3 and 9b Fig. 14."]
     return "\n".join(out)

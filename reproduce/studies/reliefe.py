@@ -5,6 +5,7 @@ reliefe-convergence.yaml; subsets of them, see SUBSET below). Slow (an hour or m
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -176,19 +177,14 @@ def render(stores) -> str:
     ctrl = "ReliefE-absMean-adaptive"
     others = [o for o in ("MultiSURF", "MultiSURF*", "ReliefF", "RF (Genie3)", "MI")
               if o in rf.columns and ctrl in rf.columns]
-    bayes, test, why = {}, "hierarchical", ""
-    try:                     # the paper's test: per-fold scores, Stan (frcli.stats.bayes)
-        sets = list(rf.index)
-        S = bs.fold_scores(f.assign(label=f["name"]), "rf1_max", [ctrl] + others, sets)
-        runs = int(mcc.config.protocol.repeats or 1)
-        for j, other in enumerate(others, start=1):
-            bayes[other] = bs.compare(S[:, 0], S[:, j], ctrl, other, test="hierarchical",
-                                      rope=ROPE, runs=runs, seed=0)
-    except UserError as e:   # no Stan here: the signed-rank test on the same scores
-        bayes, test, why = {}, "signed-rank", str(e)
-        for other in others:
-            bayes[other] = bs.compare(rf[[ctrl]].to_numpy(), rf[[other]].to_numpy(), ctrl,
-                                      other, test="signed-rank", rope=ROPE, seed=0)
+    sets = list(rf.index)
+    try:
+        S, unpaired = bs.fold_scores(f.assign(label=f["name"]), "rf1_max", [ctrl] + others,
+                                     sets), ""
+    except UserError as e:   # the hierarchical test needs paired per-fold scores
+        S, unpaired = None, str(e)
+    bayes, test, why = _bayes(stores, S, rf, ctrl, others,
+                              runs=int(mcc.config.protocol.repeats or 1), unpaired=unpaired)
     if test == "hierarchical":
         what = (f"The paper's test: the Bayesian hierarchical correlated t-test (Corani et al. "
                 f"2017, through baycomp and Stan; `frcli stats --bayes hierarchical`) of {ctrl} "
@@ -331,6 +327,57 @@ def render(stores) -> str:
             "Bayesian and rank claims rest on few data sets and folds here; treat their "
             "verdicts as indicative.", ""]
     return "\n".join(out)
+
+
+def _bayes(stores, S, rf, ctrl: str, others: list[str], runs: int, unpaired: str = ""):
+    """{baseline: BayesResult}, the test, why not the paper's: the Bayesian hierarchical test
+    through Stan (the paper's), else the signed-rank test on the same scores. Kept in the
+    study's work folder under a key of its inputs, the test's code and the libraries, so a
+    re-render (--check) needs no Stan: the same inputs give the stored result, other
+    inputs or another frcli.stats.bayes compute it again."""
+    import hashlib
+    import json
+    from types import SimpleNamespace
+
+    from frcli.stats import bayes as bs
+
+    h = hashlib.sha256(b"none " + unpaired.encode() if S is None else
+                       np.ascontiguousarray(S, dtype="<f8").tobytes())
+    h.update(np.ascontiguousarray(rf[[ctrl, *others]].to_numpy(), dtype="<f8").tobytes())
+    h.update(json.dumps([ctrl, others, ROPE, runs]).encode())
+    h.update(Path(bs.__file__).read_bytes())
+    for mod in ("baycomp", "stan", "httpstan"):
+        try:
+            h.update(str(getattr(__import__(mod), "__version__", "")).encode())
+        except ImportError:
+            h.update(b"absent")
+    path = stores.work("reliefe") / f"bayes-{h.hexdigest()[:12]}.json"
+    if path.is_file():
+        from reproduce.coverage import note_bayes
+
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        note_bayes(doc["test"], len(rf) if S is None or doc["test"] != "hierarchical"
+                   else S.shape[0])
+        return ({o: SimpleNamespace(**r) for o, r in doc["results"]}, doc["test"],
+                doc["why"])
+    bayes, test, why = {}, "hierarchical", ""
+    try:                     # the paper's test: per-fold scores, Stan (frcli.stats.bayes)
+        if S is None:
+            raise UserError(unpaired)
+        for j, other in enumerate(others, start=1):
+            bayes[other] = bs.compare(S[:, 0], S[:, j], ctrl, other, test="hierarchical",
+                                      rope=ROPE, runs=runs, seed=0)
+    except UserError as e:   # no Stan here: the signed-rank test on the same scores
+        bayes, test, why = {}, "signed-rank", str(e)
+        for other in others:
+            bayes[other] = bs.compare(rf[[ctrl]].to_numpy(), rf[[other]].to_numpy(), ctrl,
+                                      other, test="signed-rank", rope=ROPE, seed=0)
+    if not getattr(stores, "read_only", False):
+        doc = {"test": test, "why": why,
+               "results": [[o, {"p_a": r.p_a, "p_rope": r.p_rope, "p_b": r.p_b}]
+                           for o, r in bayes.items()]}
+        path.write_text(json.dumps(doc, indent=1, sort_keys=True), encoding="utf-8")
+    return bayes, test, why
 
 
 def _t975(df: int) -> float:

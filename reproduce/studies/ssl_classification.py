@@ -35,4 +35,6 @@ def render(stores) -> str:
 
 STUDY = Study(name="ssl-classification", title="P-DS (thesis Ch. 6): semi-supervised "
               "classification rankings vs the paper's Tables 2-4", configs=(RUN,),
-              render=render, compute=compute, order=50)
+              render=render, compute=compute, order=50,
+              compute_paths=(),      # the cost probe times rankings: no number of the stores
+              paper_sets="p-ds:table3")

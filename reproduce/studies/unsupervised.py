@@ -300,4 +300,5 @@ def _curve_ends(view, sets) -> str:
 
 
 STUDY = Study(name="unsupervised", title="P-UNS (thesis Ch. 7): unsupervised rankings vs the "
-              "paper's Tables 2 and 3", configs=(RUN, GRID), render=render, order=60)
+              "paper's Tables 2 and 3", configs=(RUN, GRID), render=render, order=60,
+              paper_sets="p-uns:table2")

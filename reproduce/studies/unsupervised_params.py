@@ -288,4 +288,4 @@ def render(stores) -> str:
 
 STUDY = Study(name="unsupervised-params", title="P-UNS (thesis §6.3): Genie3 and the RF score "
               "over {ET, RF} x n' in {log2 F, sqrt F, F}", configs=(PARAMS, PARAMS_ALL),
-              render=render, order=61)
+              render=render, order=61, paper_sets="p-uns:table2")

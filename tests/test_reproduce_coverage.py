@@ -1,0 +1,62 @@
+"""The coverage lines every section ends with (reproduce/coverage.py): the left-out data sets by
+name, and what each statistical test can say at the N it ran on."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from tests.conftest import REPO
+
+sys.path.insert(0, str(REPO))
+
+from reproduce import coverage as C  # noqa: E402
+from reproduce import framework as fw  # noqa: E402
+
+
+def test_wilcoxon_bounds():
+    assert C.wilcoxon_min_p(6) == pytest.approx(0.03125)
+    assert C.wilcoxon_n_for(0.05) == 6            # 2/2^6 = 0.031 <= 0.05 < 2/2^5
+    assert C.wilcoxon_n_for(0.05 / 6) == 8        # Holm's first threshold over 6 tests
+    for thr in (0.05, 0.01, 0.05 / 12):
+        n = C.wilcoxon_n_for(thr)
+        assert C.wilcoxon_min_p(n) <= thr < C.wilcoxon_min_p(n - 1)
+
+
+def test_nemenyi_bound_is_the_first_n_that_separates_the_extremes():
+    from frcli.stats.tests import nemenyi_cd
+
+    for k in (2, 3, 5, 9):
+        n = C.nemenyi_n_for(k)
+        assert nemenyi_cd(k, n) < k - 1 <= nemenyi_cd(k, n - 1)
+
+
+def test_power_line_records_the_tests_a_render_runs():
+    from frcli.stats import tests as T
+
+    rng = np.random.default_rng(0)
+    with C.recording() as rec:
+        ps = [T.wilcoxon_pair(rng.random(6), rng.random(6), True).p_value for _ in range(6)]
+        T.adjust(ps, 0.05, "holm")
+        T.friedman(T.average_ranks(rng.random((3, 4)), True), 3)
+        T.nemenyi_cd(2, 3)
+    assert T.wilcoxon_pair.__name__ == "wilcoxon_pair" and not C._active   # restored
+    line = C.power_line(rec)
+    assert "Wilcoxon signed-rank (6 tests on N = 6)" in line
+    assert "2/2^6 = 0.031" in line and "0.05/6 = 0.0083" in line and "N ≥ 8 could" in line
+    assert "Friedman/Iman–Davenport (k = 4 on N = 3)" in line
+    assert f"cannot separate any two of 2 (needs N ≥ {C.nemenyi_n_for(2)})" in line
+    assert C.power_line(C.Recorder()) == ""
+
+
+def test_every_section_names_its_left_out_sets():
+    studies = fw.studies()
+    rel = C.data_line(studies["relational"])
+    assert "2 of the 4 data sets of `configs/relational.yaml`" in rel
+    assert "left out: carcinogenesis and webkb" in rel
+    uns = C.data_line(studies["unsupervised"])
+    assert "`unsupervised-urelief-grid` runs 8 of the 14 (left out:" in uns
+    assert "BASEHOCK" in uns
+    assert C.column(studies["mtr-analyses"]).startswith("6 of 11 shared (24 of the paper)")
+    assert C.column(studies["mtr-jura-targets"]) == "1 of 1 shared"
