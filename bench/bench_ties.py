@@ -20,6 +20,7 @@ node's credit shared among the features that tie; ``random``: a random one wins)
 
     python bench/bench_ties.py nosignal --seeds 20 --ties first,share,random
     python bench/bench_ties.py planted --ties first,share
+    python bench/bench_ties.py planted --ties first,share --sets synth-unsupervised --reversed
     python bench/bench_ties.py reversal --sets wq,oes10,atp1d --seeds 5
     python bench/bench_ties.py time --repeat 3
 
@@ -196,12 +197,19 @@ SYNTH_SETS = ("synth-regression", "synth-mtr", "synth-classification", "synth-ml
               "synth-hmlc", "synth-ssl-mtr", "synth-unsupervised")
 
 
-def run_planted(rules, trees: int, seeds) -> dict:
+PLANTED_SETS = SYNTH_SETS + ("unsup-numeric", "unsup-mixed")
+
+
+def run_planted(rules, trees: int, seeds, names=PLANTED_SETS, reversed_: bool = False) -> dict:
     """Recall of the planted features in the top |relevant|, mean over the ranking seeds
-    (the unsupervised sets of ``planted_unsupervised`` are drawn with seed 7)."""
+    (the unsupervised sets of ``planted_unsupervised`` are drawn with seed 7).
+    ``reversed_``: the sets with their columns in reverse order (the planted features of
+    datasets/synthetic come first in the file, where ``first`` favours them)."""
     res = {}
-    sets = [(n, *synthetic(n)) for n in SYNTH_SETS]
-    sets += [(f"unsup-{k}", *planted_unsupervised(k, 7)) for k in ("numeric", "mixed")]
+    sets = [(n, *(planted_unsupervised(n[len("unsup-"):], 7) if n.startswith("unsup-")
+                  else synthetic(n))) for n in names]
+    if reversed_:
+        sets = [(n, reverse(ds), rel) for n, ds, rel in sets]
     for name, ds, relevant in sets:
         for ens in ENSEMBLES:
             for rule in rules:
@@ -333,7 +341,10 @@ def main() -> int:
                          "original/reversed pairs, seeds 1..N (1)")
     ap.add_argument("--tasks", default=",".join(NOSIGNAL_TASKS))
     ap.add_argument("--ensembles", default=",".join(ENSEMBLES))
-    ap.add_argument("--sets", default="wq,oes10,atp1d", help="reversal: MTR sets")
+    ap.add_argument("--sets", default=None,
+                    help="reversal: MTR sets (wq,oes10,atp1d); planted: sets (all)")
+    ap.add_argument("--reversed", action="store_true",
+                    help="planted: the sets with their columns in reverse order")
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--suffix", default="", help="nosignal: method suffix, e.g. -str")
     ap.add_argument("--w", default="0.5", help="nosignal: semi-supervised w (or auto)")
@@ -350,15 +361,19 @@ def main() -> int:
         print(table_nosignal(res, rules))
     elif args.what == "planted":
         seeds = range(1, args.seeds + 1)
+        names = args.sets.split(",") if args.sets else PLANTED_SETS
         print(f"Recall of the planted features in the top |relevant|, mean over seeds "
-              f"1-{args.seeds}, {args.trees} trees\n")
-        print(table_planted(run_planted(rules, args.trees, seeds), rules))
+              f"1-{args.seeds}, {args.trees} trees"
+              + (", columns reversed" if args.reversed else "") + "\n")
+        print(table_planted(run_planted(rules, args.trees, seeds, names, args.reversed),
+                            rules))
     elif args.what == "reversal":
         n = args.seeds or 1
         print(f"Genie3, Symbolic and the RF score of 100-tree random forests (the bare methods' "
               f"ensemble for MTR); seeds: mean over the pairs of seeds 1..{n + 1}, reversal: "
               f"mean over seeds 1..{n}\n")
-        print(table_reversal(run_reversal(rules, args.sets.split(","), args.trees, n)))
+        sets = (args.sets or "wq,oes10,atp1d").split(",")
+        print(table_reversal(run_reversal(rules, sets, args.trees, n)))
     else:
         print(table_time(run_time(rules, args.repeat, args.trees), rules))
     return 0

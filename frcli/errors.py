@@ -105,15 +105,22 @@ def did_you_mean(value: str, choices, n: int = 2) -> str:
 # The same loaders serve the command line, the Python API and the YAML configs, so a message
 # that points at an option must spell it the way the user wrote it there: ``--targets last:1``
 # on the command line, ``targets='last:1'`` in Python (the default), ``targets: last:1`` in a
-# config. The face sets the style for the duration of a call (``option_style``).
+# config. The face sets the style for the duration of a call (``option_style``). The
+# scikit-learn estimator (``estimator``) spells its keywords as Python does, but its data are
+# arrays, not files: a loader's advice about a column differs there (``message_style``).
 _STYLE = ["python"]
+
+
+def message_style() -> str:
+    """The face whose messages are being made: cli, python, config or estimator."""
+    return _STYLE[-1]
 
 
 class option_style:
     """``with option_style("cli"):`` — messages made inside name options as CLI flags."""
 
     def __init__(self, style: str):
-        if style not in ("cli", "python", "config"):
+        if style not in ("cli", "python", "config", "estimator"):
             raise ValueError(style)
         self.style = style
 
@@ -132,7 +139,11 @@ def option(name: str, example: object = None) -> str:
     style = _STYLE[-1]
     if style == "cli":
         flag = "--" + name.replace("_", "-")
-        return flag if example is None or example is True else f"{flag} {example}"
+        if example is None or example is True:
+            return flag
+        import shlex                  # a value as typed in a shell: --keep 'Unnamed: 0'
+
+        return f"{flag} {shlex.quote(str(example))}"
     if style == "config":
         value = "true" if example is None or example is True else example
         return f"{name}: {value}"

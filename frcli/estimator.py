@@ -44,7 +44,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from frcli.data.dataset import TASKS
-from frcli.errors import UserError
+from frcli.errors import UserError, option_style
 from frcli.rankers.base import Ranking, check_run_options
 from frcli.rankers.registry import DEFAULT_METHOD, get_ranker
 
@@ -174,7 +174,8 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
         """Rank the columns of ``X`` (by ``y``'s targets, or unsupervised without ``y``)."""
         try:
             self._check_options()
-            names, dataset = self._dataset(X, y)
+            with option_style("estimator"):
+                names, dataset = self._dataset(X, y)
             ranker = get_ranker(self.method, dataset)
             rankings = ranker.rank(dataset, self._ranker_params, seed=self.seed,
                                    jobs=self.jobs)

@@ -195,9 +195,9 @@ def test_datasets_info_says_what_was_left_out(ids, capsys):
     assert re.search(r"features\s+5 \(4 numeric, 1 nominal\)", out) and "note" not in err
 
 
-def test_given_split_is_screened_once_on_all_rows(tmp_path, monkeypatch, capsys):
+def test_given_split_takes_the_training_files_screen(tmp_path, monkeypatch, capsys):
     """Train and test files of a catalog entry keep the same features, even when the rule
-    could only tell on one of them (a test file of fewer than MIN_ROWS rows)."""
+    cannot tell on the test file (fewer than MIN_ROWS rows): the training rows decide."""
     from frcli.data import catalog as C
 
     names = [f"tr{i}" for i in range(60)] + [f"te{i}" for i in range(8)]
@@ -353,3 +353,194 @@ def test_a_dataframe_typo_is_treated_as_a_files():
     Xt.loc[3, "a"] = "1.2.3"
     with pytest.warns(UserWarning, match=r"column 'a' holds numbers and the text '1.2.3'"):
         FeatureRanker("uniform").fit(Xt, X["b"])
+
+
+# -- a pandas export: the row index under an empty header -------------------------------------
+def _pandas_csv(path, index):
+    """What ``DataFrame.to_csv`` writes: the index first, its header cell empty."""
+    rng = np.random.default_rng(5)
+    drv = rng.normal(size=len(index))
+    rows = [(ix, f"{d:.4f}", f"{rng.normal():.4f}", f"{2 * d + 0.1 * rng.normal():.4f}")
+            for ix, d in zip(index, drv)]
+    return _csv(path, ["", "driver", "noise", "y"], rows)
+
+
+@pytest.mark.parametrize("index", [list(range(N)), [f"S{i}" for i in range(N)]],
+                         ids=["integers", "names"])
+def test_a_pandas_index_is_an_identifier(tmp_path, capsys, index):
+    f = _pandas_csv(tmp_path / "export.csv", index)
+    assert main(["rank", str(f), "--targets", "y", "-m", "uniform", "-f", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert [r["feature"] for r in csv.DictReader(io.StringIO(out))] == ["driver", "noise"]
+    (note,) = _notes(err)
+    assert "column 'Unnamed: 0' is an identifier (the row index of a pandas export" in note
+    assert "--keep 'Unnamed: 0' keeps it" in note           # quoted as a shell needs it
+    assert main(["rank", str(f), "--targets", "y", "-m", "uniform", "-f", "csv",
+                 "--keep", "Unnamed: 0"]) == 0
+    assert "Unnamed: 0" in _features(capsys)
+    with pytest.warns(Notice, match=r"'Unnamed: 0' is an identifier .*keep='Unnamed: 0'"):
+        r = frcli.rank(f, targets="y", method="uniform")
+    assert r.feature_names == ["driver", "noise"]
+    r = frcli.rank(f, targets="y", method="uniform", keep=["Unnamed: 0"])
+    assert "Unnamed: 0" in r.feature_names
+
+
+def test_a_pandas_index_written_back_by_name_and_a_repeated_index(tmp_path, capsys):
+    """Read by pandas and written with index=False, the index is a column 'Unnamed: 0': the
+    same identifier. An index with repeats (frames concatenated) is not one."""
+    f = _pandas_csv(tmp_path / "again.csv", list(range(N)))
+    f.write_text("Unnamed: 0" + f.read_text())
+    assert main(["rank", str(f), "--targets", "y", "-m", "uniform", "-f", "csv"]) == 0
+    assert _features(capsys) == ["driver", "noise"]
+    g = _pandas_csv(tmp_path / "concat.csv", [i % (N // 2) for i in range(N)])
+    assert main(["rank", str(g), "--targets", "y", "-m", "uniform", "-f", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert "Unnamed: 0" in out and not _notes(err)
+
+
+def test_other_empty_column_names_stay_errors(tmp_path, capsys):
+    f = _csv(tmp_path / "gap.csv", ["a", "", "y"], [(i, i, i) for i in range(30)])
+    assert main(["rank", str(f), "--targets", "y"]) == 2
+    assert "empty column name in the header (column 2)" in capsys.readouterr().err
+
+
+# -- the estimator's typo message speaks of arrays ----------------------------------------------
+def test_the_estimators_typo_message_names_its_own_remedies():
+    """No ``nominal=`` (FeatureRanker has no such parameter) and no file to write ``?`` in:
+    NaN for a missing value, a categorical y for classes, which then fits."""
+    import pandas as pd
+
+    from frcli.api import FeatureRanker
+
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
+    y = pd.Series([f"{v:.3f}" for v in rng.normal(size=40)], dtype=object, name="y")
+    y[5] = "n/a"
+    with pytest.raises(ValueError) as e:
+        FeatureRanker("uniform", task="regression").fit(X, y)
+    msg = str(e.value)
+    assert "use NaN for a missing one" in msg and "y.astype('category')" in msg
+    assert "nominal=" not in msg and "write ?" not in msg
+    assert FeatureRanker("uniform").fit(X, y.astype("category")).ranking_ is not None
+    Xt = X.astype(object)
+    Xt.loc[3, "a"] = "1.2.3"
+    with pytest.warns(UserWarning) as w:
+        FeatureRanker("uniform").fit(Xt, X["b"])
+    (m,) = [str(x.message) for x in w if "1.2.3" in str(x.message)]
+    assert "nominal=" not in m and "categorical column" in m
+    # files keep their own advice (frcli.rank reads a file: nominal= is its parameter)
+
+
+# -- experiments: keep:, the screen in the run's definition, train and test files -------------
+def _experiment(tmp_path, entry: str, name: str = "scr") -> str:
+    cfg = tmp_path / f"{name}.yaml"
+    cfg.write_text(f"name: {name}\noutput: {tmp_path / 'out'}\ndatasets:\n  - {entry}\n"
+                   "protocol: {type: holdout, repeats: 1, seed: 0}\nrankers: [uniform]\n"
+                   "evaluation: {knn: 3}\n")
+    return str(cfg)
+
+
+def _stored_features(tmp_path, name: str = "scr") -> list[str]:
+    from frcli.results.store import Store
+
+    with Store(tmp_path / "out" / name, create=False) as st:
+        return json.loads(st.dataset_rows()[0][3])
+
+
+def _definitions(tmp_path, name: str = "scr") -> list[dict]:
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "out" / name / "results.sqlite")
+    try:
+        return [json.loads(d) for (d,) in con.execute("SELECT definition FROM runs")]
+    finally:
+        con.close()
+
+
+def test_experiment_keep_key(ids, tmp_path, capsys):
+    cfg = _experiment(tmp_path, f"{{name: d, path: {ids}, targets: y, keep: [sample_id]}}")
+    assert main(["experiment", cfg, "--no-progress"]) == 0
+    assert _stored_features(tmp_path) == ["sample_id", "step", "driver", "noise"]
+    (d,) = _definitions(tmp_path)
+    assert d["dataset"]["keep"] == ["sample_id"] and d["dataset"]["screened"] == ["patient_no"]
+
+
+@pytest.mark.parametrize("entry,message", [
+    ("{name: d, path: IDS, targets: y, keep: [sampel_id]}",
+     "datasets[0] (d): keep: no attribute named 'sampel_id' in IDS (did you mean 'sample_id'?)"),
+    ("{name: d, path: IDS, targets: y, keep: sample_id, drop: [sample_id]}",
+     "datasets[0] (d): column 'sample_id' is in both drop and keep"),
+    ("{name: d, path: IDS, targets: y, keep: {a: 1}}",
+     "datasets[0].keep: expected a string or a list of strings"),
+])
+def test_experiment_keep_errors(ids, tmp_path, capsys, entry, message):
+    from frcli.experiment.config import load_config
+    from frcli.experiment.executor import run_experiment
+
+    cfg = _experiment(tmp_path, entry.replace("IDS", str(ids)))
+    assert main(["experiment", cfg]) == 2
+    err = capsys.readouterr().err
+    assert message.replace("IDS", str(ids)) in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(ConfigError, match=re.escape(message.replace("IDS", str(ids)))):
+        run_experiment(load_config(cfg), progress=False)
+    assert not (tmp_path / "out" / "scr").exists()
+
+
+def test_a_changed_screen_does_not_reuse_stored_runs(ids, tmp_path, capsys):
+    """The columns the screen left out are part of each run's definition: when the file
+    changes so that a column is no longer an identifier (a repeated value), the stored runs,
+    ranked without it, are not taken for the new data's."""
+    from frcli.experiment.config import load_config
+    from frcli.experiment.executor import run_experiment
+
+    cfg = _experiment(tmp_path, f"{{name: d, path: {ids}, targets: y}}")
+    with pytest.warns(Notice):
+        run_experiment(load_config(cfg), progress=False)
+    (d,) = _definitions(tmp_path)
+    assert d["dataset"]["screened"] == ["sample_id", "patient_no"]
+    lines = ids.read_text().splitlines()
+    lines[2] = lines[1].split(",")[0] + "," + lines[2].split(",", 1)[1]   # a repeated name
+    ids.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError, match=r"different definition.*\(dataset changed\)"):
+        with pytest.warns(Notice):
+            run_experiment(load_config(cfg), progress=False)
+    assert main(["experiment", cfg, "--no-progress"]) == 2
+    assert "different definition" in capsys.readouterr().err
+
+
+def test_unscreened_data_keep_their_fingerprints():
+    """Without keep: and with nothing screened, a data set's definition has exactly the keys
+    it had before either existed, so stored runs (the reproductions') keep their hashes."""
+    from frcli.experiment.config import DatasetSpec
+
+    d = DatasetSpec(name="d", path=("x.csv",), targets="y").definition()
+    assert set(d) == {"name", "path", "test", "labels", "task", "targets", "hierarchy",
+                      "drop", "nominal"}
+    c = DatasetSpec(name="synth-mtr", catalog=True).definition()
+    assert "keep" not in c and "screened" not in c
+    s = DatasetSpec(name="d", path=("x.csv",), screened=("id",))
+    assert s == DatasetSpec(name="d", path=("x.csv",)) and s.definition()["screened"] == ["id"]
+
+
+@pytest.mark.parametrize("test_rows", ["few", "repeated"])
+def test_a_test_file_takes_the_training_files_screen(tmp_path, capsys, test_rows):
+    """Screened alone, a test file could keep a column its training file loses: too few
+    rows to be screened, or a repeated name. It takes the training file's screen, so both
+    have the same features (before: 'features differ')."""
+    rng = np.random.default_rng(4)
+
+    def rows(names):
+        return [(nm, f"{rng.normal():.4f}", f"{rng.normal():.4f}") for nm in names]
+
+    tr = _csv(tmp_path / "tr.csv", ["sample_id", "x", "y"], rows(f"tr{i}" for i in range(60)))
+    te_names = [f"te{i}" for i in range(8)] if test_rows == "few" else \
+        [f"te{i // 2}" for i in range(40)]
+    te = _csv(tmp_path / "te.csv", ["sample_id", "x", "y"], rows(te_names))
+    cfg = tmp_path / "given.yaml"
+    cfg.write_text(f"name: given\noutput: {tmp_path / 'out'}\ndatasets:\n"
+                   f"  - {{name: d, path: {tr}, test: {te}, targets: y}}\n"
+                   "protocol: {type: given}\nrankers: [uniform]\nevaluation: {knn: 3}\n")
+    assert main(["experiment", str(cfg), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert len(_notes(err)) == 1 and str(tr) in _notes(err)[0]
+    assert _stored_features(tmp_path, "given") == ["x"]

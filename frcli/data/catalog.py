@@ -241,6 +241,20 @@ def _screened(ds, keep: list[str]):
     return screen(ds, keep=keep, where=f"data set {ds.name!r}")
 
 
+def load_train_test(name: str, *, semi_supervised: bool = False, **overrides):
+    """(train, test) of a catalog entry with train and test files (``overrides`` as in
+    ``load``). The training rows are screened for identifiers; the test rows lose the same
+    columns, whatever their own rows would say (``frcli.data.screen.screen_like``)."""
+    from frcli.data.screen import screen_like
+
+    entry = get(name)
+    if not entry.test:
+        raise UserError(f"data set {name!r} has no test files")
+    opts, keep = _load_options(entry, overrides)
+    tr = _screened(_read(entry, entry.train, opts, semi_supervised), keep)
+    return tr, screen_like(_read(entry, entry.test, opts, semi_supervised), tr)
+
+
 def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False,
                      **overrides):
     """(Dataset with every row, list of (train, test) index arrays) as the entry prescribes:
@@ -255,12 +269,9 @@ def load_with_splits(name: str, *, seed: int = 0, semi_supervised: bool = False,
         ds = load(name)
         return ds, relational_splits(ds, int(entry.split.get("folds", 10)), seed)[0]
     kind = entry.split.get("kind", "none")
-    if kind == "given":    # screened once on every row, so both parts keep the same features
-        opts, keep = _load_options(entry, overrides)
-        tr = _read(entry, entry.train, opts, semi_supervised)
-        te = _read(entry, entry.test, opts, semi_supervised)
-        ds = _screened(S.concat(tr, te, name=name), keep)
-        return ds, S.given_split(tr.n_examples, te.n_examples)
+    if kind == "given":    # the training rows' screen, so both parts keep the same features
+        tr, te = load_train_test(name, semi_supervised=semi_supervised, **overrides)
+        return S.concat(tr, te, name=name), S.given_split(tr.n_examples, te.n_examples)
     ds = load(name, semi_supervised=semi_supervised, **overrides)
     if kind == "holdout":
         sp = S.holdout_splits(ds.n_examples, float(entry.split.get("test_size", 1 / 3)),

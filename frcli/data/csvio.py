@@ -2,6 +2,9 @@
 
 * Delimiter: tab for ``.tsv``; otherwise ``,``, unless the header line has no comma but a tab
   or a ``;`` (as spreadsheets write CSV in many locales), which is then the delimiter.
+* Header: every column needs a name, but for an empty first one, which is the row index a
+  pandas export writes (``DataFrame.to_csv``): it is named ``Unnamed: 0``, as pandas reads it,
+  and the identifier screen leaves it out of the features (``frcli.data.screen``).
 * Missing: an empty cell, ``?``, or ``nan``/``NaN``/``NA`` (what numpy, pandas and R write).
   Infinite numbers are an error (a distance or a split cannot use them).
 * Types: a column is numeric when every known value parses as a number, otherwise nominal;
@@ -20,6 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from frcli.data.arff import NOMINAL, NUMERIC, ArffAttribute, ArffTable
+from frcli.data.screen import INDEX_NAME
 from frcli.errors import DataError, UserError, option
 
 MISSING = ("", "?", "nan", "NaN", "NA")
@@ -70,6 +74,10 @@ def read_csv(path: str | os.PathLike, *, nominal: Sequence[str] | None = None) -
 
 def _parse(p: Path, reader, nominal: Sequence[str] | None, n_lines: int) -> ArffTable:
     header = [h.strip() for h in next(reader)]
+    if len(header) > 1 and header[0] == "":
+        # pandas' to_csv writes the row index first under an empty header: named as pandas
+        # reads it back, and screened as an identifier (frcli.data.screen)
+        header[0] = INDEX_NAME
     if any(h == "" for h in header):
         raise DataError(f"empty column name in the header (column {header.index('') + 1})",
                         str(p), 1)

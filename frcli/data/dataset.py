@@ -113,6 +113,9 @@ class Dataset:
     labeled: np.ndarray | None = None
     source: str | None = None
     semi_supervised: bool = False
+    # the columns the identifier screen left out (``frcli.data.screen``): part of what the
+    # data are, so experiment runs fingerprint them
+    screened: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.float64)

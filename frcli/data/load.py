@@ -42,7 +42,8 @@ from frcli.data.arff import HIERARCHICAL, NOMINAL, NUMERIC, ArffAttribute, ArffT
 from frcli.data.dataset import TASKS, Attribute, Dataset, Hierarchy
 from frcli.data.screen import check_names
 from frcli.data.screen import screen as screen_features
-from frcli.errors import DataError, UserError, choices_error, option, option_name
+from frcli.errors import (DataError, UserError, choices_error, message_style, option,
+                          option_name)
 
 ARFF_EXTS = (".arff",)
 CSV_EXTS = (".csv", ".tsv", ".txt")
@@ -402,19 +403,27 @@ def _check_mixed(table: ArffTable, tidx: list[int], features: list[int]) -> None
         if n_text <= max(1.0, FEW_TEXT * n_known):
             name = table.attributes[j].name
             many = f" ({n_text} of its {n_known} values are not numbers)" if n_text > 1 else ""
+            if message_style() == "estimator":     # arrays: no file to edit, no nominal=
+                fix = ("fix the value, or use NaN for a missing one; a categorical y "
+                       "(y.astype('category')) is read as classes")
+            else:
+                fix = (f"fix the value, or write ? (or nothing) for a missing one; "
+                       f"{option('nominal', name)} reads the column as classes")
             raise DataError(f"target {name!r} holds numbers and the text {value!r}{many}: "
-                            f"fix the value, or write ? (or nothing) for a missing one; "
-                            f"{option('nominal', name)} reads the column as classes", path,
-                            line)
+                            f"{fix}", path, line)
     shown = [j for j in tidx + features if j in table.mixed]
     if shown:
         value, line, n_text, n_known = table.mixed[shown[0]]
         name = table.attributes[shown[0]].name
         more = f" (and {len(shown) - 1} more such column(s))" if len(shown) > 1 else ""
+        if message_style() == "estimator":
+            fix = ("fix the value or use NaN for a missing one (a categorical column is "
+                   "nominal without this warning)")
+        else:
+            fix = (f"fix the value or write ? for a missing one ({option('nominal', name)} "
+                   f"keeps it nominal without this warning)")
         warnings.warn(f"{path}:{line}: column {name!r} holds numbers and the text {value!r}: it "
-                      f"is read as nominal{more}; fix the value or write ? for a missing one "
-                      f"({option('nominal', name)} keeps it nominal without this warning)",
-                      stacklevel=4)
+                      f"is read as nominal{more}; {fix}", stacklevel=4)
 
 
 def _warn_degenerate(path, features: list[Attribute], X: np.ndarray, task: str, Y, labeled

@@ -17,6 +17,12 @@ The rule, with the cases a user's data raise:
   identifier from a measurement here: counts, prices in cents or time stamps often differ in
   every row, and even consecutive integers may be a time step, a dose level or a planted
   feature ``0..n-1``. Such columns are kept (``drop`` leaves one out);
+* **the unnamed first column of a pandas export** (``DataFrame.to_csv`` writes the row
+  index first, under an empty header; the CSV reader names it ``Unnamed: 0``, as pandas
+  reads it back): an identifier when no two rows share a value, integers or text alike,
+  since whatever the index holds (row numbers, sample names) labels rows. A column named
+  ``Unnamed: N`` (such a file read by pandas and written again with ``index=False``) is the
+  same index;
 * **non-integer numbers** are measurements, never identifiers, also when a stray text value
   made the column nominal (``1.2.3`` among ``0.25``, ``1.75``);
 * files with fewer than ``MIN_ROWS`` rows are not screened: there a nominal feature with a
@@ -33,6 +39,7 @@ whether they are near hits or near misses).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import warnings
@@ -59,6 +66,13 @@ def _words(name: str) -> list[str]:
 
 
 _ID_ENDINGS = tuple(ID_WORDS)
+INDEX_NAME = "Unnamed: 0"          # the CSV reader's name for an empty first header, as pandas'
+_PANDAS_INDEX = re.compile(r"Unnamed: \d+")
+
+
+def pandas_index(name: str) -> bool:
+    """Whether the column is a row index written by pandas (``Unnamed: 0``)."""
+    return _PANDAS_INDEX.fullmatch(name) is not None
 
 
 def id_like_name(name: str) -> bool:
@@ -95,6 +109,10 @@ def identifier_reason(attr: Attribute, col: np.ndarray) -> str | None:
     n = col.shape[0]
     if n < MIN_ROWS:
         return None
+    if pandas_index(attr.name):
+        if np.isnan(col).any() or np.unique(col).size < n:
+            return None
+        return f"the row index of a pandas export, a distinct value in each of its {n} rows"
     if attr.is_nominal:
         if len(attr.categories) < n or np.isnan(col).any() or np.unique(col).size < n:
             return None
@@ -179,7 +197,7 @@ def screen(ds: Dataset, *, keep: Sequence[str] = (), where: str | None = None) -
             back = f"{option('keep', ','.join(names[:2]))} keeps them"
         warnings.warn(f"{where}: {what}: left out of the features; {back}", Notice,
                       stacklevel=3)
-        ds = ds.without_features(names)
+        ds = dataclasses.replace(ds.without_features(names), screened=ds.screened + tuple(names))
     many = {k: v for k, v in high_cardinality(ds).items() if k not in keep}
     if many:
         names = list(many)
@@ -193,3 +211,14 @@ def screen(ds: Dataset, *, keep: Sequence[str] = (), where: str | None = None) -
                       f"features with many categories ({option('drop', names[0])} leaves "
                       f"{'it' if len(names) == 1 else 'one'} out)", stacklevel=3)
     return ds
+
+
+def screen_like(ds: Dataset, reference: Dataset) -> Dataset:
+    """``ds`` (another file of the same data: a test file, a further training file) without
+    the columns the screen of ``reference`` (the training data) left out, whatever its own
+    rows would say: the training rows decide the features, so every file of a data set has
+    the same columns, and a test file never changes which features are ranked."""
+    if not reference.screened:
+        return ds
+    return dataclasses.replace(ds.without_features(reference.screened),
+                               screened=reference.screened)

@@ -22,7 +22,7 @@ from frcli.evaluate.protocol import EvalSpec
 
 TOP_KEYS = ("name", "description", "output", "datasets", "protocol", "rankers", "evaluation")
 DATASET_KEYS = ("name", "path", "test", "labels", "task", "targets", "hierarchy", "drop",
-                "nominal", "semi_supervised")
+                "keep", "nominal", "semi_supervised")
 PROTOCOL_KEYS = ("type", "repeats", "test_fraction", "folds", "seed", "labeled", "stratify",
                  "published_folds")
 PROTOCOLS = ("holdout", "cv", "given", "repeated-cv")
@@ -64,10 +64,22 @@ class DatasetSpec:
     semi_supervised: bool = False
     # a smoke run's row limit (frcli.experiment.smoke; not a config key)
     max_rows: int | None = None
+    # columns kept although the identifier screen would leave them out (frcli.data.screen)
+    keep: tuple[str, ...] = ()
+    # the columns the screen left out, known once the data are loaded (the runner sets it;
+    # not a config key): part of the definition, so a changed screen (new rows, an edited
+    # file) does not reuse runs ranked without those columns. Not compared: the same spec
+    # loads the same data with or without it
+    screened: tuple[str, ...] = field(default=(), compare=False)
 
     def definition(self) -> dict[str, Any]:
-        """What the data *are* (for run hashes): the catalog entry's loading fields or ours."""
+        """What the data *are* (for run hashes): the catalog entry's loading fields or ours.
+        ``keep`` and ``screened`` are absent when empty, which keeps the fingerprints of runs
+        made before they existed."""
         rows = {"max_rows": self.max_rows} if self.max_rows is not None else {}
+        for k in ("keep", "screened"):
+            if getattr(self, k):
+                rows[k] = list(getattr(self, k))
         if self.catalog:
             try:
                 from frcli.data import catalog
@@ -83,6 +95,9 @@ class DatasetSpec:
         d.pop("catalog")
         if d["max_rows"] is None:      # absent: keeps older runs' fingerprints
             d.pop("max_rows")
+        for k in ("keep", "screened"):
+            if not d[k]:
+                d.pop(k)
         if not d["semi_supervised"]:   # absent = false: keeps older runs' fingerprints
             d.pop("semi_supervised")
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
@@ -277,6 +292,12 @@ def _dataset(item: Any, i: int, src: str, base: Path) -> DatasetSpec:
     paths = files("path", d["path"])
     if not paths:
         raise ConfigError(f"{src}: {where} ({name}): 'path' is empty")
+    drop = _strs(d.get("drop"), src, f"{where}.drop")
+    keep = _strs(d.get("keep"), src, f"{where}.keep")
+    both = sorted(set(drop) & set(keep))
+    if both:     # (columns unknown to the file are reported by the loader, in preflight)
+        raise ConfigError(f"{src}: {where} ({name}): column {both[0]!r} is in both drop and "
+                          f"keep")
     return DatasetSpec(
         name=name,
         path=paths,
@@ -285,7 +306,8 @@ def _dataset(item: Any, i: int, src: str, base: Path) -> DatasetSpec:
         task=task,
         targets=None if targets is None else str(targets),
         hierarchy=hier,
-        drop=_strs(d.get("drop"), src, f"{where}.drop"),
+        drop=drop,
+        keep=keep,
         nominal=_strs(d.get("nominal"), src, f"{where}.nominal"),
         semi_supervised=_typed(d, "semi_supervised", bool, src, where, False),
     )

@@ -7,6 +7,7 @@ the parallelism; nested threads would only oversubscribe the cores).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import os
 import sys
@@ -21,7 +22,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from frcli.errors import ConfigError, UserError, sigterm_raises
+from frcli.errors import ConfigError, UserError, option_style, sigterm_raises
 from frcli.experiment.config import DatasetSpec, ExperimentConfig, ProtocolSpec
 from frcli.experiment.plan import (Plan, Task, build_plan, canonical, derive_seed,
                                    run_definition)
@@ -51,8 +52,7 @@ def _load_spec(ds: DatasetSpec):
 
         entry = catalog.get(ds.name)
         if entry.test:
-            tr = catalog.load(ds.name, "train")
-            te = catalog.load(ds.name, "test")
+            tr, te = catalog.load_train_test(ds.name)
             return concat(tr, te, name=ds.name), tr.n_examples
         return catalog.load(ds.name), None
     if ds.is_relational:
@@ -62,30 +62,32 @@ def _load_spec(ds: DatasetSpec):
         data.name = ds.name
         return data, None
     from frcli.data import load_dataset
+    from frcli.data.screen import screen, screen_like
 
     opts: dict[str, Any] = {"name": ds.name}
     for k in ("targets", "labels", "task", "hierarchy"):
         v = getattr(ds, k)
         if v is not None:
             opts[k] = v
-    if ds.drop:
-        opts["drop"] = list(ds.drop)
-    if ds.nominal:
-        opts["nominal"] = list(ds.nominal)
+    for k in ("drop", "keep", "nominal"):
+        if getattr(ds, k):
+            opts[k] = list(getattr(ds, k))
     if ds.semi_supervised:
         opts["semi_supervised"] = True
-
-    def read(paths):
-        parts = [load_dataset(p, **opts) for p in paths]
-        out = parts[0]
-        for p in parts[1:]:
-            out = concat(out, p, name=ds.name)
-        return out
-
-    tr = read(ds.path)
-    if ds.test:
-        return concat(tr, read(ds.test), name=ds.name), tr.n_examples
-    return tr, None
+    # the first training file decides which columns are identifiers; every other file loses
+    # the same columns, so a small or odd test file cannot change the features ranked
+    files = [load_dataset(p, screen=False, **opts) for p in ds.path + ds.test]
+    first = screen(files[0], keep=ds.keep, where=ds.path[0])
+    files = [first] + [screen_like(f, first) for f in files[1:]]
+    tr = files[0]
+    for f in files[1:len(ds.path)]:
+        tr = concat(tr, f, name=ds.name)
+    if not ds.test:
+        return tr, None
+    out = tr
+    for f in files[len(ds.path):]:
+        out = concat(out, f, name=ds.name)
+    return out, tr.n_examples
 
 
 @lru_cache(maxsize=8)
@@ -254,22 +256,27 @@ class Summary:
     seconds: float = 0.0
 
 
-def preflight(cfg: ExperimentConfig) -> None:
+def preflight(cfg: ExperimentConfig) -> dict[str, tuple[str, ...]]:
     """Load every data set, make its splits and check each method and its parameters fit
     the data set (``Ranker.validate``: task, parameter values, task-dependent parameters such
     as Relief's ``distance``), in the client and before the store is touched: a bad path,
     target spec, task or parameter fails the whole command at once with a message naming the
-    config entry, instead of failing every task after an empty store has been created."""
+    config entry, instead of failing every task after an empty store has been created.
+
+    Returns, per data set, the columns the identifier screen left out."""
     from frcli.rankers.registry import get_ranker
 
+    screened = {}
     for i, ds in enumerate(cfg.datasets):
         try:
-            data, _ = load_spec(ds)
+            with option_style("config"):     # the options are the config's keys (keep: ...)
+                data, _ = load_spec(ds)
             if data.n_examples < 2:
                 raise UserError(f"{data.n_examples} data row(s): too few to split")
             splits = _splits(ds, cfg.protocol)
         except UserError as e:
             raise ConfigError(f"{cfg.source}: datasets[{i}] ({ds.name}): {e}") from None
+        screened[ds.name] = tuple(getattr(data, "screened", ()))
         n_train = min(len(tr) for tr, _ in splits)
         too_big = [L for L in cfg.protocol.labeled if L >= n_train]
         if too_big:
@@ -292,6 +299,15 @@ def preflight(cfg: ExperimentConfig) -> None:
             except UserError as e:
                 raise ConfigError(f"{cfg.source}: rankers[{j}] with datasets[{i}] "
                                   f"({ds.name}): {e}") from None
+    return screened
+
+
+def with_screens(plan: Plan, screened: dict[str, tuple[str, ...]]) -> Plan:
+    """``plan`` whose data sets carry the columns their screen left out (``preflight``), so
+    that those columns enter every run's definition and hash."""
+    datasets = tuple(dataclasses.replace(d, screened=screened.get(d.name, ()))
+                     for d in plan.cfg.datasets)
+    return Plan(dataclasses.replace(plan.cfg, datasets=datasets), plan.grids)
 
 
 def _conflicts(store: Store, plan: Plan, done: dict) -> list[str]:
@@ -444,18 +460,22 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
         raise ConfigError(f"--jobs {jobs} / --threads {threads}: each must be in 1..{MAX_JOBS} "
                           f"(this machine has {os.cpu_count()} cores)")
     plan = build_plan(cfg)
+    load_spec.cache_clear()      # files read by an earlier run in this process may have changed
+    _splits.cache_clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        preflight(cfg)
+        plan = with_screens(plan, preflight(cfg))
+    cfg = plan.cfg
     shown: set[str] = set()
 
-    def warn_once(messages) -> None:
+    def warn_once(messages, category: type[Warning] = UserWarning) -> None:
         for m in messages:
             if m not in shown:
                 shown.add(m)
-                warnings.warn(m, stacklevel=2)
+                warnings.warn(m, category, stacklevel=2)
 
-    warn_once(str(w.message) for w in caught)
+    for w in caught:          # (a notice stays a notice: "note:" on the command line)
+        warn_once([str(w.message)], w.category)
     outdir = cfg.output_dir(output)
     t_start = time.perf_counter()
     with Store(outdir, replace_damaged=force) as store:

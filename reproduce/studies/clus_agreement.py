@@ -144,8 +144,15 @@ def render(stores) -> str:
         f"whose test tied, and the RF score computed on a version of each tree in which a "
         f"tied node tests one of the tied features that split its rows alike, drawn at "
         f"random. `ties=random` (a node's candidates in random order) grows other trees, and "
-        f"its rankings vary more from seed to seed. The README (*Equally good tests*) says "
-        f"when to use which.",
+        f"its rankings vary more from seed to seed. Which to use: `share` for rankings of "
+        f"one's own data (the default: a feature's rank does not depend on where its column "
+        f"sits in the file, and a copied column gets its original's credit); `first` to "
+        f"compare with CLUS's output or to reproduce the papers' numbers, as every "
+        f"reproduction config does (it pins `ties: first`); `random` only to study how much "
+        f"tie-breaking moves a ranking. Trees and predictions are CLUS's under `share` and "
+        f"`first` alike (`bench/tree_identity.py`); `bench/bench_ties.py` measures the rules "
+        f"on data without signal, planted data and real sets with their columns reversed "
+        f"(README, *Equally good tests*).",
         f"* *oes10 and oes97 stability* is the same effect: these sets have many features that "
         f"induce the same partition in small nodes, and random tie-breaking spreads their "
         f"credit differently for every seed. Our seed-to-seed agreement of Genie3 is "
