@@ -16,6 +16,8 @@ cdef struct SplitRecord:
     double h_hi              # complete data keep a screened h: ``split_exact_h`` resolves it)
     double c_lo              # the best h of the feature being evaluated lies in [c_lo, c_hi]
     double c_hi              # (-inf: none yet; node_split resets them; c_lo: screened only)
+    intp_t cut               # a test found on the presorted lists (the node's segment valid):
+                             # its first cut..end-start entries of f's list go right; else -1
 
 cdef struct Splitter:
     const double* Xt         # (F, n) feature-major copy of X, NaN = missing

@@ -45,7 +45,7 @@ from frcli._ext._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, 
                                     stats_add_row, stats_A2, gain, add_dense, gain_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
                                     gain_missing_begin, sub_missing)
-from frcli._ext._presort cimport Presort, presort_gather
+from frcli._ext._presort cimport Presort
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
@@ -213,6 +213,7 @@ cdef inline void _record(SplitRecord* best, intp_t f, double h, double thr, doub
     best.pos_freq = pos_freq
     best.h_lo = h
     best.h_hi = h
+    best.cut = -1
 
 
 # CLUS's constants (ClusHeuristic.DELTA, FTest's "gain too small"), in units of h: the
@@ -332,7 +333,7 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     cdef const double* col = sp.Xt + f * sp.n
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
-    cdef intp_t m = end - start, j
+    cdef intp_t m = end - start, j, jbest = 0
     cdef double A2T = 0.0, A2O = 0.0, WM, WO, h
     cdef int32_t r
     if m < 2 or T.W < 2.0 * sp.min_leaf:
@@ -350,8 +351,64 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
         if WM >= sp.min_leaf:
             h = _sweep_h(sp, T, A2O, A2T)
             if _better(best, h):
-                _record(best, f, h, _split_value(col[L[j - 1]], col[r]), WO, WM, WM / T.W)
+                _record(best, f, h, 0.0, WO, WM, WM / T.W)
+                jbest = j
         j -= 1
+    if jbest > 0:           # the value is read once, for the last recorded cut only
+        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
+        best.cut = jbest
+
+
+cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
+                      SplitRecord* best) noexcept nogil:
+    """_best_numeric for a presorted feature with ties: the node's rows come from its list in
+    ascending value order, runs of equal values together (told apart by the rank list: no
+    read of X per row), and a cut is scored only between two runs. The rows of a run are
+    moved one by one, then the run's boundary is tried once; the sweep stops at the run of
+    the minimum, as the gathered sweep does. A run's rows are met in list order (ascending
+    row index) where a sorted node meets them in its sort's order: the cuts, their order and
+    every weight are the same (integer bag counts: exact in any order), and the clustering
+    sums may differ in their last bits, which moves a cut's h by about 1e-16, far inside
+    CLUS's TIE_DELTA (the builder re-derives the chosen test's h* in node order)."""
+    cdef const Presort* ps = sp.ps
+    cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
+    cdef const int32_t* R = ps.ranks + ps.rslot[ps.slot[f]] * ps.m0 + start
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef const double* wrow = ps.wrow
+    cdef const Stats* T = &sp.tot
+    cdef intp_t m = end - start, j, jbest = 0
+    cdef double A2T = 0.0, A2O = 0.0, WM, WO, h
+    cdef int32_t r, rmin, rhi, rlo
+    if m < 2:
+        return
+    rmin = R[0]
+    rhi = R[m - 1]
+    if rmin == rhi or T.W < 2.0 * sp.min_leaf:
+        return
+    A2T = _sweep_begin(sp, T)
+    A2O = A2T
+    j = m - 1
+    while True:
+        r = L[j]
+        _move(sp, T, r, wrow[r], &A2O)
+        rlo = R[j - 1]
+        if rlo != rhi:
+            WM = sp.mov.W
+            WO = T.W - WM
+            if WO < sp.min_leaf:
+                break
+            if WM >= sp.min_leaf:
+                h = _sweep_h(sp, T, A2O, A2T)
+                if _better(best, h):
+                    _record(best, f, h, 0.0, WO, WM, WM / T.W)
+                    jbest = j
+            if rlo == rmin:
+                break
+            rhi = rlo
+        j -= 1
+    if jbest > 0:           # the value is read once, for the last recorded cut only
+        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
+        best.cut = jbest
 
 
 cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
@@ -368,28 +425,23 @@ cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
 cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """The best threshold of f: the node's known values in ascending order (from the
-    presorted lists when they hold no tie, or gathered and sorted here), then one sweep."""
-    cdef const ClusterData* cd = sp.cd
-    cdef intp_t m = -1, nm = 0, j, r0
+    presorted lists, or gathered and sorted here), then one sweep."""
+    cdef intp_t m, nm = 0, j, r0
     cdef const Stats* T
     cdef double A2T = 0.0, A2O = 0.0
     cdef double* Xf = sp.Xf
     cdef const int32_t* rows = sp.srow
     cdef const double* ws = sp.sw
-    cdef bint from_lists = False
-    if sp.ps != NULL and sp.ps_node:
-        if sp.ps.tiefree != NULL and sp.ps.slot[f] >= 0 and sp.ps.tiefree[sp.ps.slot[f]]:
+    if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
+        if sp.ps.rslot[sp.ps.slot[f]] < 0:
             _sweep_tiefree(sp, start, end, f, best)
-            return
-        m = presort_gather(sp.ps, f, start, end, sp.Xt + f * sp.n, Xf, sp.srow, sp.sw)
-        if m >= 0 and m < 2:
-            return
-        from_lists = m >= 0
-    if m < 0:
-        m = _gather(sp, idx, start, end, f, &nm)
-        if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
-            return
-        sort_by_value(Xf, sp.pos, m)
+        else:
+            _sweep_runs(sp, start, end, f, best)
+        return
+    m = _gather(sp, idx, start, end, f, &nm)
+    if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
+        return
+    sort_by_value(Xf, sp.pos, m)
     if Xf[0] >= Xf[m - 1]:
         return
     T = _corrected_total(sp, idx, wt, nm)
@@ -398,11 +450,10 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     r0 = 1
     while Xf[r0] == Xf[0]:
         r0 += 1
-    if not from_lists:
-        _clus_tie_order(sp, wt, m, r0)
-        for j in range(r0, m):       # the sweep stops at the run of the minimum
-            sp.srow[j] = idx[sp.pos[j]]
-            sp.sw[j] = wt[sp.pos[j]]
+    _clus_tie_order(sp, wt, m, r0)
+    for j in range(r0, m):       # the sweep stops at the run of the minimum
+        sp.srow[j] = idx[sp.pos[j]]
+        sp.sw[j] = wt[sp.pos[j]]
     A2T = _sweep_begin(sp, T)
     A2O = A2T
     # sweep downwards (moving side = right, CLUS's "yes" branch), as CLUS does: with the
@@ -1294,6 +1345,7 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     best.threshold = 0.0
     best.WL = best.WR = 0.0
     best.h_lo = best.h_hi = 0.0
+    best.cut = -1
     draw_features(sp)
     if sp.abound != NULL:
         _screen_begin(sp)

@@ -306,6 +306,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef StackRec rec
     cdef SplitRecord best
     cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k, SW = 3 * K + 2, ntie, j
+    cdef const int32_t* L
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
@@ -390,8 +391,20 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 return -1
             stats_clear(&b.L, K)
             stats_clear(&b.R, K)
+            if best.cut >= 0:
+                # found on f's list: its first best.cut rows go left (no read of X here, and
+                # ps.right is then already what the partition below needs)
+                L = sp.ps.lists + sp.ps.slot[f] * sp.ps.m0 + s
+                for p in range(best.cut):
+                    sp.ps.right[L[p]] = 0
+                for p in range(best.cut, m):
+                    sp.ps.right[L[p]] = 1
             for p in range(s, e):
-                side = test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]])
+                if best.cut >= 0:
+                    side = sp.ps.right[b.idx[p]]
+                else:
+                    side = test_side(sp, f, best.threshold, sp.best_cats,
+                                     sp.Xt[f * sp.n + b.idx[p]])
                 b.side[p - s] = <uint8_t>side
                 if side == 0:
                     stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
