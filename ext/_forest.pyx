@@ -30,12 +30,12 @@ from frcli._ext._utils cimport (intp_t, int32_t, int64_t, uint8_t, uint64_t, see
                                 rand_int, grow, Progress, progress_add, progress_slots)
 from frcli._ext._criterion cimport ClusterData
 from frcli._ext._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
-                                   screen_init)
+                                   screen_init, counts_init)
 from frcli._ext._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
                                tree_mix, tree_route, tree_to_dict, tree_realised,
                                tree_realised_free)
 from frcli._ext._presort cimport Presort, presort_init, presort_free
-from frcli._ext._presort import (presort_plan, presort_ranks, nominal_default_rows,
+from frcli._ext._presort import (presort_plan, presort_ranks, count_plan, nominal_default_rows,
                                  nominal_row_lists)
 
 cnp.import_array()
@@ -79,6 +79,9 @@ cdef struct Ctx:
     intp_t ps_nf                 # 0: no presorting
     bint screen                  # screened extra-trees candidates (complete mode)
     intp_t ps_min_rows
+    const int32_t* cslot         # _splitter._sweep_counts's tables, or NULL
+    const uint8_t* ccodes
+    const double* cvals
     const int32_t* ps_rslot      # (ps_nf,) rank list of each presorted feature with ties, or -1
     const int32_t* ps_rank_order # (ps_nr, n) their ranks along ps_order
     intp_t ps_nr
@@ -383,6 +386,8 @@ cdef void _fast_paths(const Ctx* ctx, Splitter* sp, Presort* ps,
     if ctx.ps_nf > 0:
         sp.ps = ps
     sp.int_sums = ctx.int_sums
+    if ctx.cslot != NULL:
+        counts_init(sp, ctx.cslot, ctx.ccodes, ctx.cvals)
     if ctx.nd_ptr != NULL:
         batch_init(sp, ctx.nd_ptr, ctx.nd_rows, ctx.nd_default, ctx.nd_val, ctx.nr_ptr,
                    ctx.nr_feat, ctx.nr_val, counts)
@@ -521,9 +526,19 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     cdef const int32_t[::1] ps_rslot
     cdef const int32_t[:, ::1] ps_rank
     ctx.screen = presort
+    cdef const int32_t[::1] cslot
+    cdef const uint8_t[:, ::1] ccodes
+    cdef const double[:, ::1] cvals
+    cplan = count_plan(Xt, ncat) if presort and not extra and mode == 0 else None
+    if cplan is not None:
+        cslot, ccodes, cvals = cplan
+        ctx.cslot = &cslot[0]
+        ctx.ccodes = &ccodes[0, 0]
+        ctx.cvals = &cvals[0, 0]
     if presort:
-        ps_order_a, ps_slot_a, ps_min = presort_plan(Xt, ncat, max_features, extra,
-                                                     presort_min_rows)
+        ps_order_a, ps_slot_a, ps_min = presort_plan(
+            Xt, ncat, max_features, extra, presort_min_rows,
+            None if cplan is None else np.asarray(cplan[0]) != -1)
         ps_order = ps_order_a
         ps_slot = ps_slot_a
         if ps_order.shape[0] > 0:

@@ -117,13 +117,45 @@ cdef void presort_partition(Presort* ps, intp_t s, intp_t e) noexcept nogil:
 
 import numpy as np
 
+def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat):
+    """The numeric features without missing values that hold at most 256 values, for
+    ``_splitter._sweep_counts``: (cslot (F,) int32: row of the tables, -1 none, -2 a single
+    value in the data; codes (nc, n) uint8: each row's value index; values (nc, 256)
+    float64: the values, ascending), or None when no feature qualifies."""
+    cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f
+    X = np.asarray(Xt)
+    k = np.asarray(ncat)
+    cslot = np.full(F, -1, dtype=np.int32)
+    codes, values = [], []
+    for f in range(F):
+        if k[f] != 0 or n == 0:
+            continue
+        col = X[f]
+        if np.isnan(col).any():
+            continue
+        u, inv = np.unique(col, return_inverse=True)
+        if len(u) == 1:
+            cslot[f] = -2
+        elif len(u) <= 256:
+            cslot[f] = len(codes)
+            codes.append(inv.astype(np.uint8))
+            v = np.zeros(256)
+            v[:len(u)] = u
+            values.append(v)
+    if not codes and not (cslot == -2).any():
+        return None
+    if not codes:
+        return cslot, np.zeros((1, max(n, 1)), np.uint8), np.zeros((1, 256))
+    return cslot, np.ascontiguousarray(np.vstack(codes)), np.ascontiguousarray(np.vstack(values))
+
+
 def presort_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, intp_t max_features,
-                 bint extra, min_rows=None):
+                 bint extra, min_rows=None, skip=None):
     """Which features to presort, their row orders and the partition threshold.
 
     Returns (order (nf, n) int32, slot (F,) int32, min_rows); nf = 0 means no presorting.
     Extra trees never sort, nominal features and features with missing values are not
-    presorted. ``min_rows`` None chooses the node size above which moving every list costs
+    presorted, nor those where ``skip`` ((F,) bool, e.g. ``count_plan``'s) is set. ``min_rows`` None chooses the node size above which moving every list costs
     less than sorting the node's candidate features (see ``auto_min_rows``).
     """
     cdef intp_t F = Xt.shape[0], n = Xt.shape[1]
@@ -136,7 +168,10 @@ def presort_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, intp_t max_fe
     if min_rows > n:
         return empty
     X = np.asarray(Xt)
-    cand = np.flatnonzero((np.asarray(ncat) == 0) & ~np.isnan(X).any(axis=1))
+    keep = (np.asarray(ncat) == 0) & ~np.isnan(X).any(axis=1)
+    if skip is not None:
+        keep &= ~np.asarray(skip, dtype=bool)
+    cand = np.flatnonzero(keep)
     if cand.size == 0:
         return empty
     order = np.ascontiguousarray(np.argsort(X[cand], axis=1, kind="stable").astype(np.int32))

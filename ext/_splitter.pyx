@@ -149,6 +149,19 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.tie_part)
     free(sp.tie_seen)
     free(sp.alt_cats)
+    free(sp.cbin)
+
+
+cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
+                     const double* cvals) noexcept nogil:
+    """Enable ``_sweep_counts`` (tables from ``_presort.count_plan``); -1: it stays off."""
+    sp.cbin = <double*>calloc(256 * (sp.cd.K + 1), sizeof(double))
+    if sp.cbin == NULL:
+        return -1
+    sp.cslot = cslot
+    sp.ccodes = ccodes
+    sp.cvals = cvals
+    return 0
 
 
 cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats,
@@ -411,6 +424,61 @@ cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
         best.cut = jbest
 
 
+cdef void _sweep_counts(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                        intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    """_best_numeric for a feature with at most 256 values (complete mode, weights = bag
+    counts): one pass sums each value's rows (W and s1), then the sweep moves whole values
+    from the largest down and tries the cut below each, stopping at the minimum's: the cuts
+    and their order of the row sweep, and the same weights (integer counts, exact in any
+    order); the clustering sums are added per value, which may change their last bits (h by
+    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h* in
+    node order). No sort, no list: O(node rows + values)."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t K = cd.K, p, b, c, bmin = 256, bmax = -1, lo
+    cdef const uint8_t* code = sp.ccodes + sp.cslot[f] * sp.n
+    cdef const double* vals = sp.cvals + sp.cslot[f] * 256
+    cdef double* BW = sp.cbin
+    cdef double* BS = sp.cbin + 256
+    cdef double* bs
+    cdef const double* y
+    cdef const Stats* T = &sp.tot
+    cdef double w
+    cdef int32_t r
+    if T.W < 2.0 * sp.min_leaf:
+        return
+    for p in range(start, end):
+        r = idx[p]
+        b = code[r]
+        w = wt[p]
+        bs = BS + b * K
+        if BW[b] == 0.0:
+            memset(bs, 0, K * sizeof(double))
+            if b < bmin:
+                bmin = b
+            if b > bmax:
+                bmax = b
+        BW[b] += w
+        y = cd.C + r * K
+        for c in range(K):
+            bs[c] += w * y[c]
+    if bmin < bmax:
+        _sweep_begin(sp, T)
+        b = bmax
+        while True:
+            sp.mov.W += BW[b]
+            bs = BS + b * K
+            for c in range(K):
+                sp.mov.s1[c] += bs[c]
+            lo = b - 1
+            while BW[lo] == 0.0:
+                lo -= 1
+            if not _try_cut(sp, T, best, f, 0.0, 0.0, vals[lo], vals[b], False) or lo == bmin:
+                break
+            b = lo
+    if bmax >= 0:
+        memset(BW + bmin, 0, (bmax - bmin + 1) * sizeof(double))
+
+
 cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
     """All m values equal: no test, and no sort needed to see it (deep nodes of fully grown
     trees on tied features, e.g. the semi-supervised forests of P-DS)."""
@@ -432,6 +500,12 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef double* Xf = sp.Xf
     cdef const int32_t* rows = sp.srow
     cdef const double* ws = sp.sw
+    if sp.cslot != NULL and sp.cslot[f] != -1:
+        if sp.cslot[f] >= 0 and sp.exact_w:
+            _sweep_counts(sp, idx, wt, start, end, f, best)
+            return
+        if sp.cslot[f] == -2:       # one value in the whole data: never a test
+            return
     if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
         if sp.ps.rslot[sp.ps.slot[f]] < 0:
             _sweep_tiefree(sp, start, end, f, best)
