@@ -307,6 +307,9 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef SplitRecord best
     cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k, SW = 3 * K + 2, ntie, j
     cdef const int32_t* L
+    cdef const uint8_t* code
+    cdef const double* vals
+    cdef intp_t lo
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
@@ -399,9 +402,20 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                     sp.ps.right[L[p]] = 0
                 for p in range(best.cut, m):
                     sp.ps.right[L[p]] = 1
+            code = NULL
+            if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
+                # a feature with value codes (no missing values): x <= thr iff code <= the
+                # threshold's code (a byte per row instead of a double)
+                code = sp.ccodes + sp.cslot[f] * sp.n
+                vals = sp.cvals + sp.cslot[f] * 256
+                lo = 0
+                while lo < 255 and vals[lo] != best.threshold:
+                    lo += 1
             for p in range(s, e):
                 if best.cut >= 0:
                     side = sp.ps.right[b.idx[p]]
+                elif code != NULL:
+                    side = code[b.idx[p]] > lo
                 else:
                     side = test_side(sp, f, best.threshold, sp.best_cats,
                                      sp.Xt[f * sp.n + b.idx[p]])
