@@ -28,8 +28,9 @@ from frcli._ext._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_allo
                                     stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q,
                                     gain, node_estimates, prototype)
 from frcli._ext._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
-                                    splitter_free, split_exact_h)
-from frcli._ext._presort cimport presort_partition
+                                    splitter_free, split_exact_h, counts_init)
+from frcli._ext._presort cimport Presort, presort_partition, presort_init, presort_free
+from frcli._ext._presort import count_plan, presort_plan, presort_ranks
 
 cnp.import_array()
 
@@ -761,16 +762,25 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                 const double[::1] a, int mode, const int64_t[::1] indptr,
                 const int32_t[::1] indices, const double[::1] est, const int32_t[::1] rows,
                 const double[::1] weights, intp_t max_features, double min_leaf, bint extra,
-                unsigned long long seed):
+                unsigned long long seed, str path="plain"):
     """Testing hook: the splitter's choice for one node (rows, weights) with estimates est.
 
     Returns None or (feature, threshold, h, WL, WR, subset) where subset is the nominal
-    left-set as a bool array (None for numeric tests).
+    left-set as a bool array (None for numeric tests). path: "plain" (every feature gathered
+    and sorted), "lists" (the node is the bag of a tree with presorted lists: rows distinct,
+    integer weights) or "counts" (features with at most 256 values summed per value, integer
+    weights).
     """
     cdef ClusterData cd
     cdef Splitter sp
     cdef SplitRecord best
+    cdef Presort ps
     cdef intp_t i, m = rows.shape[0]
+    cdef const int32_t[::1] slot, rslot, cslot
+    cdef const int32_t[:, ::1] order, rank
+    cdef const uint8_t[:, ::1] ccodes
+    cdef const double[:, ::1] cvals
+    memset(&ps, 0, sizeof(Presort))
     cd.C = &C[0, 0]
     cd.K = a.shape[0]
     cd.a = &a[0]
@@ -783,6 +793,25 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                      min_leaf, extra, seed):
         raise MemoryError()
     try:
+        if path == "counts":
+            cplan = count_plan(Xt, ncat)
+            if cplan is not None:
+                cslot, ccodes, cvals = cplan
+                if counts_init(&sp, &cslot[0], &ccodes[0, 0], &cvals[0, 0]):
+                    raise MemoryError()
+            sp.exact_w = True
+        elif path == "lists":
+            order_a, slot_a, _ = presort_plan(Xt, ncat, max_features, extra, 2)
+            if order_a.shape[0] > 0:
+                rslot_a, rank_a = presort_ranks(Xt, order_a, slot_a)
+                order, slot, rslot, rank = order_a, slot_a, rslot_a, rank_a
+                if presort_init(&ps, &order[0, 0], &slot[0], order.shape[0], &rank[0, 0],
+                                &rslot[0], int((rslot_a >= 0).sum()), Xt.shape[1], &rows[0],
+                                &weights[0], m, 2):
+                    raise MemoryError()
+                sp.ps = &ps
+                sp.ps_node = True
+            sp.exact_w = True
         stats_clear(&sp.tot, cd.K)
         for i in range(m):
             stats_add_row(&sp.tot, &cd, rows[i], weights[i], True)
@@ -799,3 +828,4 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                 float(best.WR), subset)
     finally:
         splitter_free(&sp)
+        presort_free(&ps)
