@@ -133,12 +133,13 @@ def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat):
         col = X[f]
         if np.isnan(col).any():
             continue
-        u, inv = np.unique(col, return_inverse=True)
+        srt = np.sort(col)          # (a plain sort and a search: no argsort of the column)
+        u = srt[np.concatenate([[True], srt[1:] != srt[:-1]])]
         if len(u) == 1:
             cslot[f] = -2
         elif len(u) <= 256:
             cslot[f] = len(codes)
-            codes.append(inv.astype(np.uint8))
+            codes.append(np.searchsorted(u, col).astype(np.uint8))
             v = np.zeros(256)
             v[:len(u)] = u
             values.append(v)
