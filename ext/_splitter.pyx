@@ -449,6 +449,12 @@ cdef void _sweep_counts(Splitter* sp, const int32_t* idx, const double* wt, intp
     for p in range(start, end):
         r = idx[p]
         b = code[r]
+        if b == 0:
+            # the data's minimum is the node's minimum where present, and the sweep never
+            # moves the minimum's rows: only its presence is needed (sparse counts: most rows)
+            BW[0] = 1.0
+            bmin = 0
+            continue
         w = wt[p]
         bs = BS + b * K
         if BW[b] == 0.0:
@@ -477,6 +483,7 @@ cdef void _sweep_counts(Splitter* sp, const int32_t* idx, const double* wt, intp
             b = lo
     if bmax >= 0:
         memset(BW + bmin, 0, (bmax - bmin + 1) * sizeof(double))
+    BW[0] = 0.0
 
 
 cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
