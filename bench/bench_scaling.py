@@ -165,7 +165,7 @@ def _log(msg: str) -> None:
 def forest_pair(ds, trees: int, max_features: int, Y=None) -> dict:
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
-    from frcli.engines.forest import PCTForest
+    from frcli.engines.pct.model import PCTForest
     if ds.task == "classification":
         Y = ds.Y.ravel()
         skl = RandomForestClassifier(n_estimators=trees, max_features=max_features,

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import MODE_COMPLETE, clustering_spec
+from frcli.engines.pct.columns import MODE_COMPLETE, clustering_spec
 from tests.conftest import need_kernel
 from tests.test_tree_split import dense_C, ncat_of, ref_candidates, ref_gain, ref_select
 
-_tree = need_kernel("frcli._ext._tree")
-_presort = need_kernel("frcli._ext._presort")
+_tree = need_kernel("frcli._ext.pct._tree")
+_presort = need_kernel("frcli._ext.pct._presort")
 
 PATHS = ("plain", "lists", "counts")
 
