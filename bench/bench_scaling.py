@@ -7,7 +7,15 @@
    ``PCTForest`` vs scikit-learn ``RandomForestRegressor`` on standardised targets.
 2. The large MLC sets (bibtex, delicious): the same random forest (max_features ⌈√F⌉) vs
    scikit-learn's multi-output ``RandomForestRegressor`` on the same 0/1 label matrix.
-3. Relief vs n on the same synthetic data (RReliefF/MTR-Relief, k = 10, all instances):
+3. Data with ties (``--only ties``): the same forest on the synthetic sets at full precision
+   and with every value rounded to 6 and to 3 significant digits (as a text file of such
+   data holds them), side by side, and on real sets: pol (str/), coil2000, bank and digits
+   (stc/; classification against ``RandomForestClassifier``, max_features ⌈√F⌉ for both), and
+   ``pol-stacked``: pol stacked 8 times (120,000 rows), copy k > 0 with integer noise in
+   {-1, 0, 1} added to the non-zero feature values (integers and zeros stay as they are:
+   the ties and the sparsity of pol) and Gaussian noise (0.1 sd) added to the target. The
+   share of features with ties (two rows with one value) is reported per set.
+4. Relief vs n on the same synthetic data (RReliefF/MTR-Relief, k = 10, all instances):
    exact, and the approximate-neighbour search (``search=approximate``), with their
    agreement (Spearman, recall of the top 10 features).
 
@@ -20,6 +28,7 @@ and the spread of the per-repetition ratios is the measured noise band.
     python bench/bench_scaling.py                        # everything; rewrites the docs
     python bench/bench_scaling.py --no-doc --only forest --sizes 4000,16000 --trees 20
     python bench/bench_scaling.py --redraw bench/out/bench_scaling.json   # docs from a run
+    python bench/bench_scaling.py --only ties --trees 20    # its block of the section only
 
 The docs section and ``docs/figures/scaling.png`` are generated output of this script only;
 the raw figures of the last run go to ``bench/out/bench_scaling.json`` (not committed).
@@ -43,7 +52,11 @@ DOCS = ROOT / "docs"
 PLOT = DOCS / "figures" / "scaling.png"
 RAW = ROOT / "bench" / "out" / "bench_scaling.json"
 SIZES = (4000, 8000, 16000, 32000, 64000, 128000)
-PARTS = ("forest", "mlc", "relief")
+PARTS = ("forest", "mlc", "ties", "relief")
+DIGITS = (None, 6, 3)                 # full precision, then rounded to that many digits
+REAL = (("pol", "str/pol.arff"), ("coil2000", "stc/coil2000.arff"),
+        ("bank", "stc/bank.arff"), ("digits", "stc/digits.arff"), ("pol-stacked", None))
+TIES_BLOCK = "scaling-ties"
 N_FEATURES, N_TARGETS, MAX_FEATURES, N_RELEVANT = 40, 3, 7, 10
 
 
@@ -63,6 +76,45 @@ def synthetic(n: int, seed: int = 0):
     feats = [Attribute(f"x{j + 1:02d}", "numeric") for j in range(N_FEATURES)]
     targets = [Attribute(f"y{j + 1}", "numeric") for j in range(N_TARGETS)]
     return Dataset(f"synthetic-{n}", X, feats, "mtr", Y, targets)
+
+
+def round_sig(x: np.ndarray, digits: int) -> np.ndarray:
+    """x written with ``digits`` significant digits."""
+    mag = np.floor(np.log10(np.abs(np.where(x == 0, 1.0, x))))
+    scale = 10.0 ** (digits - 1 - mag)
+    return np.round(x * scale) / scale
+
+
+def rounded(ds, digits: int | None):
+    import dataclasses
+    return ds if digits is None else dataclasses.replace(ds, X=round_sig(ds.X, digits))
+
+
+def real_set(name: str, rel: str | None):
+    """A shared set with its last column as the target; ``pol-stacked`` is built from pol."""
+    from frcli.data import load_dataset
+    from frcli.data.dataset import Dataset
+    if rel is not None:
+        return load_dataset(SHARED / rel, targets="last:1")
+    ds = load_dataset(SHARED / "str" / "pol.arff", targets="last:1")
+    rng = np.random.default_rng(0)
+    Xs, Ys = [ds.X], [ds.Y]
+    sd = float(np.std(ds.Y))
+    for _ in range(7):
+        Xs.append(ds.X + rng.integers(-1, 2, ds.X.shape) * (ds.X != 0))
+        Ys.append(ds.Y + rng.normal(0.0, 0.1 * sd, ds.Y.shape))
+    return Dataset("pol-stacked", np.vstack(Xs), ds.features, ds.task, np.vstack(Ys),
+                   ds.targets)
+
+
+def tie_share(X: np.ndarray) -> tuple[int, int]:
+    """(features in which two rows share a value, features)."""
+    tied = 0
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        col = col[~np.isnan(col)]
+        tied += int(np.unique(col).size < col.size)
+    return tied, X.shape[1]
 
 
 def _mlc(name: str):
@@ -111,13 +163,19 @@ def _log(msg: str) -> None:
 # -- forests -------------------------------------------------------------------------------
 
 def forest_pair(ds, trees: int, max_features: int, Y=None) -> dict:
-    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
     from frcli.engines.pct.model import PCTForest
-    if Y is None:
-        Y = (ds.Y - ds.Y.mean(axis=0)) / ds.Y.std(axis=0)
-    skl = RandomForestRegressor(n_estimators=trees, max_features=max_features,
-                                min_samples_leaf=2, n_jobs=1, random_state=0)
+    if ds.task == "classification":
+        Y = ds.Y.ravel()
+        skl = RandomForestClassifier(n_estimators=trees, max_features=max_features,
+                                     min_samples_leaf=2, n_jobs=1, random_state=0)
+    else:
+        if Y is None:
+            Y = (ds.Y - ds.Y.mean(axis=0)) / ds.Y.std(axis=0)
+            Y = Y.ravel() if Y.shape[1] == 1 else Y
+        skl = RandomForestRegressor(n_estimators=trees, max_features=max_features,
+                                    min_samples_leaf=2, n_jobs=1, random_state=0)
     ours = PCTForest("rf", trees=trees, max_features=max_features, min_leaf=2, seed=0, jobs=1)
     return {"frcli": lambda: ours.fit(ds), "sklearn": lambda: skl.fit(ds.X, Y)}
 
@@ -132,6 +190,44 @@ def bench_forest(sizes, trees: int, repeat: int) -> list[dict]:
         _log(f"forest n={n}: frcli {row['frcli_wall']:.2f} s, scikit-learn "
              f"{row['sklearn_wall']:.2f} s, ratio {row['ratio']:.2f} (CPU {row['ratio_cpu']:.2f})")
     return rows
+
+
+def _pair_row(ds, trees: int, mf: int, repeat: int) -> dict:
+    res = interleaved(forest_pair(ds, trees, mf), repeat)
+    row = {f"{k}_{m}": v[m] for k, v in res.items() for m in ("wall", "cpu")}
+    return _ratios(row, res)
+
+
+def bench_ties(sizes, trees: int, repeat: int) -> dict:
+    """The synthetic sizes at full precision and rounded (side by side), and the real sets."""
+    synth = []
+    for n in sizes:
+        base = synthetic(n)
+        row = {"n": n}
+        for d in DIGITS:
+            ds = rounded(base, d)
+            key = "full" if d is None else f"d{d}"
+            row[key] = _pair_row(ds, trees, MAX_FEATURES, repeat)
+            row[key]["tied"] = tie_share(ds.X)[0]
+            _log(f"ties n={n} {key}: ratio {row[key]['ratio']:.2f} "
+                 f"({row[key]['ratio_lo']:.2f}-{row[key]['ratio_hi']:.2f}), "
+                 f"CPU {row[key]['ratio_cpu']:.2f}")
+        synth.append(row)
+    real = []
+    for name, rel in REAL:
+        if rel is not None and not (SHARED / rel).exists():
+            _log(f"ties {name}: not found, skipped")
+            continue
+        ds = real_set(name, rel)
+        mf = math.ceil(math.sqrt(ds.n_features))
+        tied, F = tie_share(ds.X)
+        row = {"name": name, "n": ds.n_examples, "F": F, "tied": tied, "task": ds.task,
+               "max_features": mf, **_pair_row(ds, trees, mf, repeat)}
+        real.append(row)
+        _log(f"ties {name}: frcli {row['frcli_wall']:.2f} s, scikit-learn "
+             f"{row['sklearn_wall']:.2f} s, ratio {row['ratio']:.2f} "
+             f"({row['ratio_lo']:.2f}-{row['ratio_hi']:.2f}), CPU {row['ratio_cpu']:.2f}")
+    return {"synthetic": synth, "real": real}
 
 
 def bench_mlc(names, trees: int, repeat: int) -> list[dict]:
@@ -328,6 +424,8 @@ def section(out: dict) -> str:
                          f"**{r['ratio']:.2f}** | {r['ratio_lo']:.2f}–{r['ratio_hi']:.2f} | "
                          f"{r['ratio_cpu']:.2f} |")
         lines.append("")
+    if out.get("ties"):
+        lines += [ties_section(out), ""]
     rl = out.get("relief", [])
     if rl:
         ex = [r for r in rl if "exact_wall" in r]
@@ -366,6 +464,46 @@ def section(out: dict) -> str:
     return "\n".join(lines)
 
 
+def ties_section(out: dict) -> str:
+    """The ties part, as its own block of the section (``--only ties`` rewrites it alone)."""
+    m = _part_meta(out, "ties")
+    t = out["ties"]
+    prov = (f"`{_command(m)}` (commit {m['commit']}, scikit-learn {m['sklearn']}, load "
+            f"average {m['load_start']:.1f} at the start and {m.get('load_end', float('nan')):.1f} "
+            f"at the end; medians of {m['repeat']} interleaved runs, one thread each)")
+    lines = [
+        f"**Data with ties** ({m['trees']} trees, random forest, min leaf 2, bootstrap; "
+        f"{prov}). The synthetic sets of the forest table at full precision and with every "
+        "value rounded to 6 and to 3 significant digits (max_features = 7); the real sets with "
+        "max_features = ⌈√F⌉ for both, classification against `RandomForestClassifier`; "
+        "`pol-stacked` is pol 8 times over with integer noise on its non-zero values and "
+        "noise on the target (`real_set()` in the script). 'tied' counts the features in "
+        "which two rows share a value. Ratio = frcli / scikit-learn wall time (spread: the "
+        "range of the per-repetition ratios; CPU: the ratio of CPU times). Goal: <= 0.5.",
+        "",
+        "| n | full precision: ratio (spread) | 6 digits: ratio (spread) | tied | "
+        "3 digits: ratio (spread) | tied | CPU ratios (full / 6 / 3) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in t.get("synthetic", []):
+        cells = []
+        for k in ("full", "d6", "d3"):
+            x = r[k]
+            cells.append(f"**{x['ratio']:.2f}** ({x['ratio_lo']:.2f}–{x['ratio_hi']:.2f})")
+            if k != "full":
+                cells.append(f"{x['tied']}/{N_FEATURES}")
+        cpu = " / ".join(f"{r[k]['ratio_cpu']:.2f}" for k in ("full", "d6", "d3"))
+        lines.append(f"| {r['n']:,} | " + " | ".join(cells) + f" | {cpu} |")
+    lines += ["", "| set | n × F | task | tied | frcli s | scikit-learn s | ratio | spread | "
+              "CPU-time ratio |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in t.get("real", []):
+        lines.append(f"| {r['name']} | {r['n']:,} × {r['F']} | {r['task']} | "
+                     f"{r['tied']}/{r['F']} | {r['frcli_wall']:.2f} | {r['sklearn_wall']:.2f} | "
+                     f"**{r['ratio']:.2f}** | {r['ratio_lo']:.2f}–{r['ratio_hi']:.2f} | "
+                     f"{r['ratio_cpu']:.2f} |")
+    return f"<!-- {TIES_BLOCK} -->\n" + "\n".join(lines) + f"\n<!-- /{TIES_BLOCK} -->"
+
+
 # -- main ----------------------------------------------------------------------------------
 
 def main() -> int:
@@ -377,7 +515,8 @@ def main() -> int:
     ap.add_argument("--relief-repeat", type=int, default=1)
     ap.add_argument("--relief-exact-max", type=int, default=max(SIZES),
                     help="largest n for exact Relief (quadratic time)")
-    ap.add_argument("--only", choices=("forest", "mlc", "relief"), action="append")
+    ap.add_argument("--only", choices=PARTS, action="append")
+    ap.add_argument("--raw", type=Path, default=RAW, help="where the raw figures go")
     ap.add_argument("--no-doc", action="store_true",
                     help="print the section; do not rewrite docs/benchmarks.md and the plot")
     ap.add_argument("--redraw", type=Path, help="rewrite the section and plot from the raw "
@@ -391,23 +530,34 @@ def main() -> int:
     else:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         sizes = [int(s) for s in args.sizes.split(",") if s]
-        only = set(args.only or ("forest", "mlc", "relief"))
+        only = set(args.only or PARTS)
         meta = _meta(args)
         out = {"meta": meta}
-        if args.update and RAW.exists():
-            out = json.loads(RAW.read_text())
+        if args.update and args.raw.exists():
+            out = json.loads(args.raw.read_text())
             out.setdefault("runs", {p: out["meta"] for p in PARTS if p in out})
         runs = out.setdefault("runs", {})
         if "forest" in only:
             out["forest"] = bench_forest(sizes, args.trees, args.repeat)
         if "mlc" in only:
             out["mlc"] = bench_mlc(("bibtex", "delicious"), args.mlc_trees, args.repeat)
+        if "ties" in only:
+            out["ties"] = bench_ties(sizes, args.trees, args.repeat)
         if "relief" in only:
             out["relief"] = bench_relief(sizes, args.relief_repeat, args.relief_exact_max)
         meta["load_end"] = os.getloadavg()[0]
         runs.update({p: meta for p in only})
-        RAW.parent.mkdir(parents=True, exist_ok=True)
-        RAW.write_text(json.dumps(out, indent=1))
+        args.raw.parent.mkdir(parents=True, exist_ok=True)
+        args.raw.write_text(json.dumps(out, indent=1))
+    if set(out) & set(PARTS) == {"ties"}:       # the ties block alone, the section kept
+        text = ties_section(out)
+        print(text)
+        if not args.no_doc:
+            from _common import write_block
+            write_block("## Scaling", TIES_BLOCK,
+                        text.split("\n", 1)[1].rsplit("\n", 1)[0])
+            _log("wrote docs/benchmarks.md (## Scaling, its ties block)")
+        return 0
     text = section(out)
     print(text)
     if not args.no_doc:

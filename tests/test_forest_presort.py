@@ -140,11 +140,19 @@ def test_the_fast_paths_are_taken():
     Xt = np.ascontiguousarray(ds.X.T)
     ncat = np.where(ds.nominal_mask, ds.n_categories, 0).astype(np.int32)
     order, slot, min_rows = _presort.presort_plan(Xt, ncat, 4, False, None)
-    # rounded x0..x5 and the binary x6 have ties, x9/x10 are nominal: x7, x8, x11 remain
-    assert sorted(np.flatnonzero(slot >= 0)) == [7, 8, 11]
-    assert order.shape == (3, ds.n_examples) and 2 <= min_rows <= 64
+    # every numeric feature without missing values, tied or not (x9/x10 are nominal); the
+    # rounded x0..x5, the binary x6 and x11 (a few ties) are swept by runs of equal values
+    assert sorted(np.flatnonzero(slot >= 0)) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 11]
+    assert order.shape == (10, ds.n_examples) and 2 <= min_rows <= 64
     assert 0 < np.sum(np.diff(np.sort(Xt[11])) == 0) < ds.n_examples / 16
-    assert list(_presort.presort_tiefree(Xt, order, slot)) == [1, 1, 0]   # x11 has ties
+    rslot, ranks = _presort.presort_ranks(Xt, order, slot)
+    assert list(rslot) == [0, 1, 2, 3, 4, 5, 6, -1, -1, 7]       # x7, x8: no ties
+    assert ranks.shape == (8, ds.n_examples)
+    for k, f in enumerate(np.flatnonzero(slot >= 0)):
+        if rslot[k] >= 0:       # equal values, equal ranks; a step where the value grows
+            v = Xt[f, order[k]]
+            assert np.array_equal(np.diff(ranks[rslot[k]]) > 0, np.diff(v) > 0)
+            assert ranks[rslot[k], 0] == 0 and np.all(np.diff(ranks[rslot[k]]) <= 1)
     for k, f in enumerate(np.flatnonzero(slot >= 0)):
         assert np.all(np.diff(Xt[f, order[k]]) >= 0)
     assert _presort.presort_plan(Xt, ncat, 4, True, None)[0].shape[0] == 0   # extra trees

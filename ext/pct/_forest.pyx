@@ -31,12 +31,12 @@ from frcli._ext._utils cimport (intp_t, int32_t, int64_t, uint8_t, uint64_t, see
 from frcli._ext.pct._criterion cimport (ClusterData, ERR_NUMERIC, ERR_LABEL, MODE_COMPLETE,
                                        MODE_MISSING, MODE_SPARSE01)
 from frcli._ext.pct._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
-                                   screen_init)
+                                   screen_init, counts_init)
 from frcli._ext.pct._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
                                tree_mix, tree_route, tree_copy, tree_realised,
                                tree_realised_free)
 from frcli._ext.pct._presort cimport Presort, presort_init, presort_free
-from frcli._ext.pct._presort import (presort_plan, presort_tiefree, nominal_default_rows,
+from frcli._ext.pct._presort import (presort_plan, presort_ranks, count_plan, nominal_default_rows,
                                  nominal_row_lists)
 
 cnp.import_array()
@@ -80,7 +80,12 @@ cdef struct Ctx:
     intp_t ps_nf                 # 0: no presorting
     bint screen                  # screened extra-trees candidates (complete mode)
     intp_t ps_min_rows
-    const uint8_t* ps_tiefree    # (ps_nf,) features without ties
+    const int32_t* cslot         # _splitter._sweep_counts's tables, or NULL
+    const uint8_t* ccodes
+    const double* cvals
+    const int32_t* ps_rslot      # (ps_nf,) rank list of each presorted feature with ties, or -1
+    const int32_t* ps_rank_order # (ps_nr, n) their ranks along ps_order
+    intp_t ps_nr
     const int64_t* nd_ptr        # nominal features off their common value (sparse 0/1 mode)
     const int32_t* nd_rows
     const int32_t* nd_default
@@ -375,8 +380,9 @@ cdef void _fast_paths(const Ctx* ctx, Splitter* sp, Presort* ps,
         screen_init(sp)
     if ctx.ps_nf > 0:
         sp.ps = ps
-        ps.tiefree = ctx.ps_tiefree
     sp.int_sums = ctx.int_sums
+    if ctx.cslot != NULL:
+        counts_init(sp, ctx.cslot, ctx.ccodes, ctx.cvals)
     if ctx.nd_ptr != NULL:
         batch_init(sp, ctx.nd_ptr, ctx.nd_rows, ctx.nd_default, ctx.nd_val, ctx.nr_ptr,
                    ctx.nr_feat, ctx.nr_val, counts)
@@ -410,8 +416,9 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
         if splitter_init(&sp, ctx.Xt, n, ctx.F, ctx.ncat, &ctx.cd, ctx.max_features,
                          ctx.min_leaf, ctx.extra,
                          ctx.seeds[t] + <uint64_t>0x632BE59BD9B4E019ULL) == 0 and (
-                ctx.ps_nf == 0 or presort_init(&ps, ctx.ps_order, ctx.ps_slot, ctx.ps_nf, n,
-                                               idx0, wt0, m, ctx.ps_min_rows) == 0):
+                ctx.ps_nf == 0 or presort_init(&ps, ctx.ps_order, ctx.ps_slot, ctx.ps_nf,
+                                               ctx.ps_rank_order, ctx.ps_rslot, ctx.ps_nr,
+                                               n, idx0, wt0, m, ctx.ps_min_rows) == 0):
             sp.random_ties = ctx.random_ties
             sp.share_ties = ctx.share_ties
             sp.realise_ties = ctx.share_ties and (ctx.rf_score or ctx.keep_values)
@@ -579,11 +586,22 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
     ctx.seeds = &seeds[0]
     cdef const int32_t[:, ::1] ps_order
     cdef const int32_t[::1] ps_slot
-    cdef const uint8_t[::1] ps_tf
+    cdef const int32_t[::1] ps_rslot
+    cdef const int32_t[:, ::1] ps_rank
     ctx.screen = presort
+    cdef const int32_t[::1] cslot
+    cdef const uint8_t[:, ::1] ccodes
+    cdef const double[:, ::1] cvals
+    cplan = count_plan(Xt, ncat) if presort and not extra and mode == MODE_COMPLETE else None
+    if cplan is not None:
+        cslot, ccodes, cvals = cplan
+        ctx.cslot = &cslot[0]
+        ctx.ccodes = &ccodes[0, 0]
+        ctx.cvals = &cvals[0, 0]
     if presort:
-        ps_order_a, ps_slot_a, ps_min = presort_plan(Xt, ncat, max_features, extra,
-                                                     presort_min_rows)
+        ps_order_a, ps_slot_a, ps_min = presort_plan(
+            Xt, ncat, max_features, extra, presort_min_rows,
+            None if cplan is None else np.asarray(cplan[0]) != -1)
         ps_order = ps_order_a
         ps_slot = ps_slot_a
         if ps_order.shape[0] > 0:
@@ -591,8 +609,12 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
             ctx.ps_slot = &ps_slot[0]
             ctx.ps_nf = ps_order.shape[0]
             ctx.ps_min_rows = ps_min
-            ps_tf = presort_tiefree(Xt, ps_order_a, ps_slot_a)
-            ctx.ps_tiefree = &ps_tf[0]
+            ps_rslot_a, ps_rank_a = presort_ranks(Xt, ps_order_a, ps_slot_a)
+            ps_rslot = ps_rslot_a
+            ps_rank = ps_rank_a
+            ctx.ps_rslot = &ps_rslot[0]
+            ctx.ps_rank_order = &ps_rank[0, 0]
+            ctx.ps_nr = int((ps_rslot_a >= 0).sum())
     ctx.int_sums = presort and mode == MODE_MISSING and integer_sums(C, n)
     cdef const int64_t[::1] nd_ptr, nr_ptr
     cdef const int32_t[::1] nd_rows, nd_default, nd_val, nr_feat, nr_val

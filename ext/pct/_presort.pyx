@@ -14,12 +14,16 @@ from frcli._ext._utils cimport int64_t
 
 
 cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, intp_t nf,
+                      const int32_t* rank_order, const int32_t* rslot, intp_t nr,
                       intp_t n, const int32_t* idx0, const double* wt0, intp_t m0,
                       intp_t min_rows) noexcept nogil:
-    """Lists of the bag rows idx0 (weights wt0, each row once) for the nf features."""
+    """Lists of the bag rows idx0 (weights wt0, each row once) for the nf features, and the
+    rank lists of the nr features with ties (rank_order: (nr, n), the ranks along order)."""
     cdef intp_t k, i, q
     cdef const int32_t* o
+    cdef const int32_t* ro
     cdef int32_t* L
+    cdef int32_t* R
     cdef int32_t r
     memset(ps, 0, sizeof(Presort))
     ps.n = n
@@ -27,11 +31,15 @@ cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, in
     ps.nf = nf
     ps.slot = slot
     ps.min_rows = min_rows
+    ps.nr = nr
+    ps.rslot = rslot
     ps.lists = <int32_t*>malloc((nf * m0 + 1) * sizeof(int32_t))     # +1: the fill below writes one past a list
-    ps.tmp = <int32_t*>malloc((m0 + 1) * sizeof(int32_t))
+    ps.ranks = <int32_t*>malloc((nr * m0 + 1) * sizeof(int32_t))
+    ps.tmp = <int32_t*>malloc((2 * m0 + 1) * sizeof(int32_t))
     ps.right = <uint8_t*>calloc(n + 1, 1)
     ps.wrow = <double*>calloc(n + 1, sizeof(double))
-    if ps.lists == NULL or ps.tmp == NULL or ps.right == NULL or ps.wrow == NULL:
+    if (ps.lists == NULL or ps.ranks == NULL or ps.tmp == NULL or ps.right == NULL
+            or ps.wrow == NULL):
         return -1
     for i in range(m0):
         ps.wrow[idx0[i]] = wt0[i]
@@ -39,10 +47,19 @@ cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, in
         o = order + k * n
         L = ps.lists + k * m0
         q = 0
-        for i in range(n):          # branch-free: about 1 row in 3 is out of the bag
-            r = o[i]
-            L[q] = r
-            q += ps.wrow[r] > 0.0
+        if rslot[k] < 0:
+            for i in range(n):          # branch-free: about 1 row in 3 is out of the bag
+                r = o[i]
+                L[q] = r
+                q += ps.wrow[r] > 0.0
+        else:
+            ro = rank_order + rslot[k] * n
+            R = ps.ranks + rslot[k] * m0
+            for i in range(n):
+                r = o[i]
+                L[q] = r
+                R[q] = ro[i]
+                q += ps.wrow[r] > 0.0
         if q != m0:
             return -1
     return 0
@@ -50,51 +67,96 @@ cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, in
 
 cdef void presort_free(Presort* ps) noexcept nogil:
     free(ps.lists)
+    free(ps.ranks)
     free(ps.tmp)
     free(ps.right)
     free(ps.wrow)
-    ps.lists = ps.tmp = NULL
+    ps.lists = ps.tmp = ps.ranks = NULL
     ps.right = NULL
     ps.wrow = NULL
 
 
 cdef void presort_partition(Presort* ps, intp_t s, intp_t e) noexcept nogil:
-    """Stable [right | left] partition of every list's segment [s, e) by ``ps.right``."""
+    """Stable [right | left] partition of every list's segment [s, e) by ``ps.right`` (a
+    rank list with its list)."""
     cdef intp_t k, p, nr, nl
     cdef int32_t* L
-    cdef int32_t r
+    cdef int32_t* R
+    cdef int32_t r, v
     cdef uint8_t g
     cdef int32_t* tmp = ps.tmp
+    cdef int32_t* tmpr = ps.tmp + ps.m0
     cdef const uint8_t* right = ps.right
     for k in range(ps.nf):
         L = ps.lists + k * ps.m0
         nr = s
         nl = 0
-        for p in range(s, e):      # branch-free: the sides are as unpredictable as coins
-            r = L[p]
-            g = right[r]
-            L[nr] = r
-            tmp[nl] = r
-            nr += g
-            nl += 1 - g
+        if ps.rslot[k] < 0:
+            for p in range(s, e):      # branch-free: the sides are as unpredictable as coins
+                r = L[p]
+                g = right[r]
+                L[nr] = r
+                tmp[nl] = r
+                nr += g
+                nl += 1 - g
+        else:
+            R = ps.ranks + ps.rslot[k] * ps.m0
+            for p in range(s, e):
+                r = L[p]
+                v = R[p]
+                g = right[r]
+                L[nr] = r
+                R[nr] = v
+                tmp[nl] = r
+                tmpr[nl] = v
+                nr += g
+                nl += 1 - g
+            memcpy(R + nr, tmpr, nl * sizeof(int32_t))
         memcpy(L + nr, tmp, nl * sizeof(int32_t))
 
 
 import numpy as np
 
-# A feature is presorted only if at most this share of neighbouring values in its sorted
-# column are equal: a node with a tie sorts itself (see presort_gather), so a tie-heavy
-# feature's lists would be moved for nothing.
-MAX_TIE_SHARE = 1.0 / 16.0
+def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat):
+    """The numeric features without missing values that hold at most 256 values, for
+    ``_splitter._sweep_counts``: (cslot (F,) int32: row of the tables, -1 none, -2 a single
+    value in the data; codes (nc, n) uint8: each row's value index; values (nc, 256)
+    float64: the values, ascending), or None when no feature qualifies."""
+    cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f
+    X = np.asarray(Xt)
+    k = np.asarray(ncat)
+    cslot = np.full(F, -1, dtype=np.int32)
+    codes, values = [], []
+    for f in range(F):
+        if k[f] != 0 or n == 0:
+            continue
+        col = X[f]
+        if np.isnan(col).any():
+            continue
+        srt = np.sort(col)          # (a plain sort and a search: no argsort of the column)
+        u = srt[np.concatenate([[True], srt[1:] != srt[:-1]])]
+        if len(u) == 1:
+            cslot[f] = -2
+        elif len(u) <= 256:
+            cslot[f] = len(codes)
+            codes.append(np.searchsorted(u, col).astype(np.uint8))
+            v = np.zeros(256)
+            v[:len(u)] = u
+            values.append(v)
+    if not codes and not (cslot == -2).any():
+        return None
+    if not codes:
+        return cslot, np.zeros((1, max(n, 1)), np.uint8), np.zeros((1, 256))
+    return cslot, np.ascontiguousarray(np.vstack(codes)), np.ascontiguousarray(np.vstack(values))
 
 
 def presort_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, intp_t max_features,
-                 bint extra, min_rows=None):
+                 bint extra, min_rows=None, skip=None):
     """Which features to presort, their row orders and the partition threshold.
 
     Returns (order (nf, n) int32, slot (F,) int32, min_rows); nf = 0 means no presorting.
     Extra trees never sort, nominal features and features with missing values are not
-    presorted. ``min_rows`` None chooses the node size above which moving every list costs
+    presorted, nor those where ``skip`` ((F,) bool, e.g. ``count_plan``'s) is set. ``min_rows`` None chooses the node size above which moving every list costs
     less than sorting the node's candidate features (see ``auto_min_rows``).
     """
     cdef intp_t F = Xt.shape[0], n = Xt.shape[1]
@@ -107,16 +169,13 @@ def presort_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, intp_t max_fe
     if min_rows > n:
         return empty
     X = np.asarray(Xt)
-    cand = np.flatnonzero((np.asarray(ncat) == 0) & ~np.isnan(X).any(axis=1))
+    keep = (np.asarray(ncat) == 0) & ~np.isnan(X).any(axis=1)
+    if skip is not None:
+        keep &= ~np.asarray(skip, dtype=bool)
+    cand = np.flatnonzero(keep)
     if cand.size == 0:
         return empty
-    order = np.argsort(X[cand], axis=1, kind="stable").astype(np.int32)
-    vals = np.take_along_axis(X[cand], order, axis=1)
-    ties = (vals[:, 1:] == vals[:, :-1]).sum(axis=1)
-    keep = ties <= MAX_TIE_SHARE * (n - 1)
-    cand, order = cand[keep], np.ascontiguousarray(order[keep])
-    if cand.size == 0:
-        return empty
+    order = np.ascontiguousarray(np.argsort(X[cand], axis=1, kind="stable").astype(np.int32))
     slot[cand] = np.arange(cand.size, dtype=np.int32)
     return order, slot, int(min_rows)
 
@@ -197,13 +256,22 @@ def nominal_row_lists(const double[:, ::1] Xt, const int64_t[::1] indptr,
             np.concatenate([val[order], pad]))
 
 
-def presort_tiefree(const double[:, ::1] Xt, order, slot):
-    """(nf,) uint8: 1 where a presorted feature has no two equal values in the data, so that
-    every node's rows come from its list in strictly ascending order (see
-    ``_splitter._sweep_tiefree``)."""
+def presort_ranks(const double[:, ::1] Xt, order, slot):
+    """The rank lists of the presorted features with ties: (rslot (nf,) int32, -1 where no
+    two values of the feature are equal; rank_order (nr, n) int32, the dense rank of each
+    position of the feature's order: equal values, equal ranks, ascending). A feature
+    without ties is swept from its list alone (``_splitter._sweep_tiefree``), one with ties
+    by its runs of equal ranks (``_splitter._sweep_runs``)."""
     cand = np.flatnonzero(np.asarray(slot) >= 0)
-    out = np.zeros(max(len(cand), 1), dtype=np.uint8)
-    if len(cand):
-        vals = np.take_along_axis(np.asarray(Xt)[cand], np.asarray(order), axis=1)
-        out[:len(cand)] = np.all(vals[:, 1:] > vals[:, :-1], axis=1)
-    return out
+    nf = len(cand)
+    rslot = np.full(max(nf, 1), -1, dtype=np.int32)
+    rows = []
+    for k in range(nf):
+        vals = np.asarray(Xt)[cand[k]][np.asarray(order)[k]]
+        step = vals[1:] > vals[:-1]
+        if not step.all():
+            rslot[k] = len(rows)
+            rows.append(np.concatenate([[0], np.cumsum(step)]).astype(np.int32))
+    rank_order = (np.ascontiguousarray(np.vstack(rows)) if rows
+                  else np.zeros((1, 1), dtype=np.int32))
+    return rslot, rank_order

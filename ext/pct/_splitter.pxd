@@ -16,6 +16,8 @@ cdef struct SplitRecord:
     double h_hi              # complete data keep a screened h: ``split_exact_h`` resolves it)
     double c_lo              # the best h of the feature being evaluated lies in [c_lo, c_hi]
     double c_hi              # (-inf: none yet; node_split resets them; c_lo: screened only)
+    intp_t cut               # a test found on the presorted lists (the node's segment valid):
+                             # its first cut..end-start entries of f's list go right; else -1
 
 cdef struct Splitter:
     const double* Xt         # (F, n) feature-major copy of X, NaN = missing
@@ -105,6 +107,13 @@ cdef struct Splitter:
     # every sum of a node is an exact integer, so a nominal feature's most common value
     # takes the node's total minus the other values' statistics (``_category_stats_int``)
     bint int_sums
+    # numeric features with at most 256 values in the data (counts, codes, rounded values):
+    # with complete clustering data and bag-count weights, a node sums each value's rows in
+    # one pass and sweeps the values (``_sweep_counts``)
+    const int32_t* cslot     # (F,) row of ccodes of feature f; -1: none; -2: constant in the data
+    const uint8_t* ccodes    # (nc, n) each row's value index
+    const double* cvals      # (nc, 256) the values, ascending
+    double* cbin             # (256 (K + 1)): per value W, then s1 (K each); W zero between uses
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,
@@ -116,6 +125,8 @@ cdef int batch_init(Splitter* sp, const int64_t* nd_ptr, const int32_t* nd_rows,
                     const int32_t* nd_default, const int32_t* nd_val, const int64_t* nr_ptr,
                     const int32_t* nr_feat, const int32_t* nr_val,
                     const int32_t* counts) noexcept nogil
+cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
+                     const double* cvals) noexcept nogil
 cdef void draw_features(Splitter* sp) noexcept nogil
 cdef int screen_init(Splitter* sp) noexcept nogil
 cdef int split_exact_h(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,

@@ -45,7 +45,7 @@ from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSI
                                     stats_add_row, stats_A2, gain, add_dense, gain_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
                                     gain_missing_begin, sub_missing)
-from frcli._ext.pct._presort cimport Presort, presort_gather
+from frcli._ext.pct._presort cimport Presort
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
@@ -149,6 +149,19 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.tie_part)
     free(sp.tie_seen)
     free(sp.alt_cats)
+    free(sp.cbin)
+
+
+cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
+                     const double* cvals) noexcept nogil:
+    """Enable ``_sweep_counts`` (tables from ``_presort.count_plan``); -1: it stays off."""
+    sp.cbin = <double*>calloc(256 * (sp.cd.K + 1), sizeof(double))
+    if sp.cbin == NULL:
+        return -1
+    sp.cslot = cslot
+    sp.ccodes = ccodes
+    sp.cvals = cvals
+    return 0
 
 
 cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats,
@@ -213,6 +226,7 @@ cdef inline void _record(SplitRecord* best, intp_t f, double h, double thr, doub
     best.pos_freq = pos_freq
     best.h_lo = h
     best.h_hi = h
+    best.cut = -1
 
 
 # CLUS's constants (ClusHeuristic.DELTA, FTest's "gain too small"), in units of h: the
@@ -332,7 +346,7 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     cdef const double* col = sp.Xt + f * sp.n
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
-    cdef intp_t m = end - start, j
+    cdef intp_t m = end - start, j, jbest = 0
     cdef double A2T = 0.0, A2O = 0.0, WM, WO, h
     cdef int32_t r
     if m < 2 or T.W < 2.0 * sp.min_leaf:
@@ -350,8 +364,126 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
         if WM >= sp.min_leaf:
             h = _sweep_h(sp, T, A2O, A2T)
             if _better(best, h):
-                _record(best, f, h, _split_value(col[L[j - 1]], col[r]), WO, WM, WM / T.W)
+                _record(best, f, h, 0.0, WO, WM, WM / T.W)
+                jbest = j
         j -= 1
+    if jbest > 0:           # the value is read once, for the last recorded cut only
+        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
+        best.cut = jbest
+
+
+cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
+                      SplitRecord* best) noexcept nogil:
+    """_best_numeric for a presorted feature with ties: the node's rows come from its list in
+    ascending value order, runs of equal values together (told apart by the rank list: no
+    read of X per row), and a cut is scored only between two runs. The rows of a run are
+    moved one by one, then the run's boundary is tried once; the sweep stops at the run of
+    the minimum, as the gathered sweep does. A run's rows are met in list order (ascending
+    row index) where a sorted node meets them in its sort's order: the cuts, their order and
+    every weight are the same (integer bag counts: exact in any order), and the clustering
+    sums may differ in their last bits, which moves a cut's h by about 1e-16, far inside
+    CLUS's TIE_DELTA (the builder re-derives the chosen test's h* in node order)."""
+    cdef const Presort* ps = sp.ps
+    cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
+    cdef const int32_t* R = ps.ranks + ps.rslot[ps.slot[f]] * ps.m0 + start
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef const double* wrow = ps.wrow
+    cdef const Stats* T = &sp.tot
+    cdef intp_t m = end - start, j, jbest = 0
+    cdef double A2T = 0.0, A2O = 0.0, WM, WO, h
+    cdef int32_t r, rmin, rhi, rlo
+    if m < 2:
+        return
+    rmin = R[0]
+    rhi = R[m - 1]
+    if rmin == rhi or T.W < 2.0 * sp.min_leaf:
+        return
+    A2T = _sweep_begin(sp, T)
+    A2O = A2T
+    j = m - 1
+    while True:
+        r = L[j]
+        _move(sp, T, r, wrow[r], &A2O)
+        rlo = R[j - 1]
+        if rlo != rhi:
+            WM = sp.mov.W
+            WO = T.W - WM
+            if WO < sp.min_leaf:
+                break
+            if WM >= sp.min_leaf:
+                h = _sweep_h(sp, T, A2O, A2T)
+                if _better(best, h):
+                    _record(best, f, h, 0.0, WO, WM, WM / T.W)
+                    jbest = j
+            if rlo == rmin:
+                break
+            rhi = rlo
+        j -= 1
+    if jbest > 0:           # the value is read once, for the last recorded cut only
+        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
+        best.cut = jbest
+
+
+cdef void _sweep_counts(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                        intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    """_best_numeric for a feature with at most 256 values (complete mode, weights = bag
+    counts): one pass sums each value's rows (W and s1), then the sweep moves whole values
+    from the largest down and tries the cut below each, stopping at the minimum's: the cuts
+    and their order of the row sweep, and the same weights (integer counts, exact in any
+    order); the clustering sums are added per value, which may change their last bits (h by
+    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h* in
+    node order). No sort, no list: O(node rows + values)."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t K = cd.K, p, b, c, bmin = 256, bmax = -1, lo
+    cdef const uint8_t* code = sp.ccodes + sp.cslot[f] * sp.n
+    cdef const double* vals = sp.cvals + sp.cslot[f] * 256
+    cdef double* BW = sp.cbin
+    cdef double* BS = sp.cbin + 256
+    cdef double* bs
+    cdef const double* y
+    cdef const Stats* T = &sp.tot
+    cdef double w
+    cdef int32_t r
+    if T.W < 2.0 * sp.min_leaf:
+        return
+    for p in range(start, end):
+        r = idx[p]
+        b = code[r]
+        if b == 0:
+            # the data's minimum is the node's minimum where present, and the sweep never
+            # moves the minimum's rows: only its presence is needed (sparse counts: most rows)
+            BW[0] = 1.0
+            bmin = 0
+            continue
+        w = wt[p]
+        bs = BS + b * K
+        if BW[b] == 0.0:
+            memset(bs, 0, K * sizeof(double))
+            if b < bmin:
+                bmin = b
+            if b > bmax:
+                bmax = b
+        BW[b] += w
+        y = cd.C + r * K
+        for c in range(K):
+            bs[c] += w * y[c]
+    if bmin < bmax:
+        _sweep_begin(sp, T)
+        b = bmax
+        while True:
+            sp.mov.W += BW[b]
+            bs = BS + b * K
+            for c in range(K):
+                sp.mov.s1[c] += bs[c]
+            lo = b - 1
+            while BW[lo] == 0.0:
+                lo -= 1
+            if not _try_cut(sp, T, best, f, 0.0, 0.0, vals[lo], vals[b], False) or lo == bmin:
+                break
+            b = lo
+    if bmax >= 0:
+        memset(BW + bmin, 0, (bmax - bmin + 1) * sizeof(double))
+    BW[0] = 0.0
 
 
 cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
@@ -368,28 +500,29 @@ cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
 cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """The best threshold of f: the node's known values in ascending order (from the
-    presorted lists when they hold no tie, or gathered and sorted here), then one sweep."""
-    cdef const ClusterData* cd = sp.cd
-    cdef intp_t m = -1, nm = 0, j, r0
+    presorted lists, or gathered and sorted here), then one sweep."""
+    cdef intp_t m, nm = 0, j, r0
     cdef const Stats* T
     cdef double A2T = 0.0, A2O = 0.0
     cdef double* Xf = sp.Xf
     cdef const int32_t* rows = sp.srow
     cdef const double* ws = sp.sw
-    cdef bint from_lists = False
-    if sp.ps != NULL and sp.ps_node:
-        if sp.ps.tiefree != NULL and sp.ps.slot[f] >= 0 and sp.ps.tiefree[sp.ps.slot[f]]:
+    if sp.cslot != NULL and sp.cslot[f] != -1:
+        if sp.cslot[f] >= 0 and sp.exact_w:
+            _sweep_counts(sp, idx, wt, start, end, f, best)
+            return
+        if sp.cslot[f] == -2:       # one value in the whole data: never a test
+            return
+    if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
+        if sp.ps.rslot[sp.ps.slot[f]] < 0:
             _sweep_tiefree(sp, start, end, f, best)
-            return
-        m = presort_gather(sp.ps, f, start, end, sp.Xt + f * sp.n, Xf, sp.srow, sp.sw)
-        if m >= 0 and m < 2:
-            return
-        from_lists = m >= 0
-    if m < 0:
-        m = _gather(sp, idx, start, end, f, &nm)
-        if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
-            return
-        sort_by_value(Xf, sp.pos, m)
+        else:
+            _sweep_runs(sp, start, end, f, best)
+        return
+    m = _gather(sp, idx, start, end, f, &nm)
+    if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
+        return
+    sort_by_value(Xf, sp.pos, m)
     if Xf[0] >= Xf[m - 1]:
         return
     T = _corrected_total(sp, idx, wt, nm)
@@ -398,11 +531,10 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     r0 = 1
     while Xf[r0] == Xf[0]:
         r0 += 1
-    if not from_lists:
-        _clus_tie_order(sp, wt, m, r0)
-        for j in range(r0, m):       # the sweep stops at the run of the minimum
-            sp.srow[j] = idx[sp.pos[j]]
-            sp.sw[j] = wt[sp.pos[j]]
+    _clus_tie_order(sp, wt, m, r0)
+    for j in range(r0, m):       # the sweep stops at the run of the minimum
+        sp.srow[j] = idx[sp.pos[j]]
+        sp.sw[j] = wt[sp.pos[j]]
     A2T = _sweep_begin(sp, T)
     A2O = A2T
     # sweep downwards (moving side = right, CLUS's "yes" branch), as CLUS does: with the
@@ -1294,6 +1426,7 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     best.threshold = 0.0
     best.WL = best.WR = 0.0
     best.h_lo = best.h_hi = 0.0
+    best.cut = -1
     draw_features(sp)
     if sp.abound != NULL:
         _screen_begin(sp)

@@ -28,8 +28,9 @@ from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_
                                     stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q,
                                     gain, node_estimates, prototype)
 from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
-                                    splitter_free, split_exact_h)
-from frcli._ext.pct._presort cimport presort_partition
+                                    splitter_free, split_exact_h, counts_init)
+from frcli._ext.pct._presort cimport Presort, presort_partition, presort_init, presort_free
+from frcli._ext.pct._presort import count_plan, presort_plan, presort_ranks
 
 cnp.import_array()
 
@@ -340,6 +341,10 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef StackRec rec
     cdef SplitRecord best
     cdef intp_t node, p, m, nr, nmiss, q, c, f = -1, s, e, k, SW = 3 * K + 2, ntie, j
+    cdef const int32_t* L
+    cdef const uint8_t* code
+    cdef const double* vals
+    cdef intp_t lo
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
@@ -424,8 +429,31 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 return -1
             stats_clear(&b.L, K)
             stats_clear(&b.R, K)
+            if best.cut >= 0:
+                # found on f's list: its first best.cut rows go left (no read of X here, and
+                # ps.right is then already what the partition below needs)
+                L = sp.ps.lists + sp.ps.slot[f] * sp.ps.m0 + s
+                for p in range(best.cut):
+                    sp.ps.right[L[p]] = 0
+                for p in range(best.cut, m):
+                    sp.ps.right[L[p]] = 1
+            code = NULL
+            if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
+                # a feature with value codes (no missing values): x <= thr iff code <= the
+                # threshold's code (a byte per row instead of a double)
+                code = sp.ccodes + sp.cslot[f] * sp.n
+                vals = sp.cvals + sp.cslot[f] * 256
+                lo = 0
+                while lo < 255 and vals[lo] != best.threshold:
+                    lo += 1
             for p in range(s, e):
-                side = test_side(sp, f, best.threshold, sp.best_cats, sp.Xt[f * sp.n + b.idx[p]])
+                if best.cut >= 0:
+                    side = sp.ps.right[b.idx[p]]
+                elif code != NULL:
+                    side = code[b.idx[p]] > lo
+                else:
+                    side = test_side(sp, f, best.threshold, sp.best_cats,
+                                     sp.Xt[f * sp.n + b.idx[p]])
                 b.side[p - s] = <uint8_t>side
                 if side == 0:
                     stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
@@ -793,16 +821,25 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                 const double[::1] a, int mode, const int64_t[::1] indptr,
                 const int32_t[::1] indices, const double[::1] est, const int32_t[::1] rows,
                 const double[::1] weights, intp_t max_features, double min_leaf, bint extra,
-                unsigned long long seed):
+                unsigned long long seed, str path="plain"):
     """Testing hook: the splitter's choice for one node (rows, weights) with estimates est.
 
     Returns None or (feature, threshold, h, WL, WR, subset) where subset is the nominal
-    left-set as a bool array (None for numeric tests).
+    left-set as a bool array (None for numeric tests). path: "plain" (every feature gathered
+    and sorted), "lists" (the node is the bag of a tree with presorted lists: rows distinct,
+    integer weights) or "counts" (features with at most 256 values summed per value, integer
+    weights).
     """
     cdef ClusterData cd
     cdef Splitter sp
     cdef SplitRecord best
+    cdef Presort ps
     cdef intp_t i, m = rows.shape[0]
+    cdef const int32_t[::1] slot, rslot, cslot
+    cdef const int32_t[:, ::1] order, rank
+    cdef const uint8_t[:, ::1] ccodes
+    cdef const double[:, ::1] cvals
+    memset(&ps, 0, sizeof(Presort))
     cd.C = &C[0, 0]
     cd.K = a.shape[0]
     cd.a = &a[0]
@@ -815,6 +852,25 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                      min_leaf, extra, seed):
         raise MemoryError()
     try:
+        if path == "counts":
+            cplan = count_plan(Xt, ncat)
+            if cplan is not None:
+                cslot, ccodes, cvals = cplan
+                if counts_init(&sp, &cslot[0], &ccodes[0, 0], &cvals[0, 0]):
+                    raise MemoryError()
+            sp.exact_w = True
+        elif path == "lists":
+            order_a, slot_a, _ = presort_plan(Xt, ncat, max_features, extra, 2)
+            if order_a.shape[0] > 0:
+                rslot_a, rank_a = presort_ranks(Xt, order_a, slot_a)
+                order, slot, rslot, rank = order_a, slot_a, rslot_a, rank_a
+                if presort_init(&ps, &order[0, 0], &slot[0], order.shape[0], &rank[0, 0],
+                                &rslot[0], int((rslot_a >= 0).sum()), Xt.shape[1], &rows[0],
+                                &weights[0], m, 2):
+                    raise MemoryError()
+                sp.ps = &ps
+                sp.ps_node = True
+            sp.exact_w = True
         stats_clear(&sp.tot, cd.K)
         for i in range(m):
             stats_add_row(&sp.tot, &cd, rows[i], weights[i], True)
@@ -831,3 +887,4 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                 float(best.WR), subset)
     finally:
         splitter_free(&sp)
+        presort_free(&ps)
