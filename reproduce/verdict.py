@@ -112,7 +112,12 @@ def same_sign(ours: float, paper: float) -> bool | None:
     """Part 'ours points the paper's way': the signs agree (a zero agrees only with a zero)."""
     if _nan(ours) or _nan(paper):
         return None
-    return bool((ours > 0) - (ours < 0) == (paper > 0) - (paper < 0))
+    return _sign(ours) == _sign(paper)
+
+
+def _sign(x: float) -> int:
+    # int() first: numpy's booleans do not subtract
+    return int(x > 0) - int(x < 0)
 
 
 def same_size(ours: float, paper: float, band: tuple[float, float] | None = None) -> bool | None:

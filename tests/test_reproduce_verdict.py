@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
 import pytest
 
 from tests.conftest import REPO
@@ -83,6 +84,9 @@ def test_pds_beat_sefr_with_a_35_times_larger_delta_is_not_holds():
     assert V.same_size(0.5, 0.45, band=(0.40, 0.48)) is True
     assert V.same_size(0.5, 0.45, band=(0.46, 0.52)) is False
     assert V.same_sign(0.0, 0.0) is True and V.same_sign(0.1, float("nan")) is None
+    # numpy scalars, as the renders pass them
+    assert V.same_sign(np.float64(-0.3), -2.6e-2) is True
+    assert V.same_sign(np.float64(0.3), np.float64(-1.0)) is False
 
 
 def test_urelief_trend_is_judged_at_every_step_not_only_the_ends():
