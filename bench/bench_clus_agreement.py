@@ -13,7 +13,7 @@ Scores: overall Genie3 as CLUS defines its .fimp column (``genie3_scale=raw``: t
 over targets of the per-target variance reductions in the targets' units) and as the papers
 and our default do (``normalised``: the sum of h*), Symbolic (w = 0.5), per-target Genie3 (mean
 rho over targets), and the RF score: ours (``rf_variant=thesis``: permutations undone after
-each feature) and CLUS's (``rf_variant=clus``, ``frcli.engines.rf_clus``: permutations
+each feature) and CLUS's (``rf_variant=clus``, ``frcli.engines.pct.rf_clus``: permutations
 accumulated within a tree, features in CLUS's depth-first order, mean over targets of the raw
 RMSE), from the same forests, which explains CLUS's 5-10x larger values.
 
@@ -81,7 +81,7 @@ def tied_nodes(ds) -> dict:
     same two sets as the chosen test, so it ties with it under any heuristic and the tie rule
     decides, and the share of the tree's Genie3 credit (sum of h*) at those nodes. Rows with a
     missing value of either feature are left out of the comparison."""
-    from frcli.engines.pct_view import grow_tree
+    from frcli.engines.pct.view import grow_tree
 
     model, grown = grow_tree(ds)
     t = model.trees_[0]
@@ -121,7 +121,7 @@ def compute(sets=tuple(TARGETS), trees: int = 100, clus_rf: bool = True,
             log=print) -> dict:
     """Every rho of the tables, per set (a JSON-able dict)."""
     from frcli.data import load_dataset
-    from frcli.engines.forest import forest_scores
+    from frcli.engines.pct.scoring import forest_scores
 
     res: dict = {"trees": trees, "seeds": list(SEEDS), "sets": {}}
     for name in sets:

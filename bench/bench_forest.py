@@ -83,7 +83,7 @@ def fit_only(repeat: int) -> list[tuple]:
     from sklearn.ensemble import RandomForestRegressor
 
     from frcli.data import load_dataset
-    from frcli.engines.forest import PCTForest
+    from frcli.engines.pct.model import PCTForest
 
     rows = []
     for name, T in MTR_TARGETS.items():
@@ -107,7 +107,7 @@ def atp1d_extras(repeat: int) -> dict:
     import resource
 
     from frcli.data import load_dataset
-    from frcli.engines.forest import PCTForest
+    from frcli.engines.pct.model import PCTForest
 
     ds = load_dataset(ATP1D, targets="last:6")
     runs = {
@@ -136,7 +136,7 @@ def atp1d_extras(repeat: int) -> dict:
 
 def mlc_timings() -> list[tuple]:
     from frcli.data import load_dataset
-    from frcli.engines.forest import forest_scores
+    from frcli.engines.pct.scoring import forest_scores
 
     rows = []
     for name, goal in (("bibtex", 10), ("delicious", 60)):

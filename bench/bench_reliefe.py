@@ -133,8 +133,8 @@ print(json.dumps(T))
 def split(quick: bool, repeat: int = 1) -> list[dict]:
     """Where the embedded whole command's time goes, per side, in one fresh process each:
     start-up and imports, data loading, importing umap-learn (with pynndescent, numba,
-    scikit-learn: the same library on both sides; ours leaves pandas out and keeps numba's
-    machine code on disk, ``frcli.engines.relief.thirdparty._lean_import``), then two
+    scikit-learn: the same library on both sides, imported plainly; ours keeps the numba
+    code compiled on first use on disk, ``frcli.engines.relief.thirdparty.cache_numba``), then two
     identical calls; the first minus the second is compilation (the package's Numba JIT;
     for us loading umap-learn's numba code from the on-disk cache), the second is the work,
     split into the embedding (TwoNN, PrMS, UMAP fit and transform) and the weights
@@ -426,9 +426,7 @@ def split_section(rows: list[dict], args) -> str:
            + "). The embedded whole command of each side in one fresh process, phase by "
            "phase: start-up (interpreter, our CLI module / numpy and liac-arff), loading the "
            "ARFF, importing umap-learn (with pynndescent, numba and scikit-learn: the same "
-           "library on both sides; ours holds back the pandas import scikit-learn makes and "
-           "never uses, and keeps the numba code umap-learn compiles at import on disk, "
-           "`frcli.engines.relief.thirdparty._lean_import`), then the same call twice: the "
+           "library on both sides, imported plainly), then the same call twice: the "
            "first minus "
            "the second is compilation (the package's Numba JIT of its kernels and of "
            "umap-learn's; ours loads umap-learn's numba code from the on-disk cache), the "
@@ -480,7 +478,7 @@ def split_section(rows: list[dict], args) -> str:
             "library doing the same work on both sides, and so is most of the import (numba, "
             "scipy, scikit-learn, pynndescent's cached kernels); what frcli removes is "
             "everything else (the JIT compilation in every process, the Python-level Relief "
-            "loops, the unused pandas import)."]
+            "loops)."]
     short = []
     for name in sets:
         o, t = whole.get((name, "frcli")), whole.get((name, "reliefe"))

@@ -113,7 +113,7 @@ def _log(msg: str) -> None:
 def forest_pair(ds, trees: int, max_features: int, Y=None) -> dict:
     from sklearn.ensemble import RandomForestRegressor
 
-    from frcli.engines.forest import PCTForest
+    from frcli.engines.pct.model import PCTForest
     if Y is None:
         Y = (ds.Y - ds.Y.mean(axis=0)) / ds.Y.std(axis=0)
     skl = RandomForestRegressor(n_estimators=trees, max_features=max_features,

@@ -74,7 +74,7 @@ def _fold(entry: dict, labelled: int):
 
 def child(name: str, labelled: int, ensembles: list[str]) -> dict:
     """Time one (fold, L) of ``name`` with the frcli on sys.path; digests of the outputs."""
-    from frcli.engines.forest import forest_scores
+    from frcli.engines.pct.scoring import forest_scores
 
     import frcli._ext
 

@@ -283,7 +283,7 @@ def table_reversal(res) -> str:
 def run_time(rules, repeat: int, trees: int) -> dict:
     """Seconds to fit 100-tree forests (plus the RF score), rules alternated."""
     from frcli.data import load_dataset
-    from frcli.engines.forest import PCTForest
+    from frcli.engines.pct.model import PCTForest
     rng = np.random.default_rng(0)
     n, F = 3000, 20
     Xf = rng.uniform(0, 1, (n, F))

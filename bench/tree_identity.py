@@ -193,7 +193,11 @@ def cases(quick: bool):
 def dump(path: str, quick: bool, only: str | None) -> None:
     import inspect
 
-    from frcli.engines.forest import PCTForest
+    try:                        # the engine's room before and after the PCT family package
+        from frcli.engines.pct.model import PCTForest
+        from frcli.engines.pct.wcv import choose_w
+    except ImportError:
+        from frcli.engines.forest import PCTForest, choose_w
     # h* of tests on missing values under the rule every build records (builds before the
     # genie3_missing option know only "known"; the default is now CLUS's rule), and CLUS's
     # tie rule, whose scores every build computes alike (the default "share" grows the same
@@ -218,7 +222,6 @@ def dump(path: str, quick: bool, only: str | None) -> None:
                 ds = ds.subset(ds.labeled)
             t0 = time.perf_counter()
             if kw.get("w") == "auto":          # the chosen w and every CV loss are compared too
-                from frcli.engines.forest import choose_w
                 wv, losses = choose_w(ds, ensemble=ens, trees=3, max_features=None,
                                       min_leaf=kw["min_leaf"], bootstrap=None, w0=0.75,
                                       seed=kw["seed"], jobs=1)

@@ -1,4 +1,5 @@
-# Shared low-level helpers for the PCT kernels: typedefs, a per-tree RNG and sorting.
+# Shared low-level helpers of every kernel family (pct, relief, relational): typedefs, a
+# per-tree RNG, sorting and progress counters.
 from libc.stdint cimport uint64_t, int32_t, int64_t, uint8_t
 
 ctypedef Py_ssize_t intp_t

@@ -37,7 +37,7 @@ def missing(what: str, hint: str) -> None:
 
 
 def need_kernel(name: str) -> ModuleType:
-    """The compiled kernel module ``name`` (``frcli._ext._forest``, ...)."""
+    """The compiled kernel module ``name`` (``frcli._ext.pct._forest``, ...)."""
     try:
         return importlib.import_module(name)
     except ImportError as e:

@@ -9,7 +9,7 @@ from frcli.errors import ConfigError
 from frcli.rankers.registry import get_ranker
 from tests.conftest import need_file, need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 PLANTED = {0, 1, 2}
 
@@ -252,11 +252,11 @@ def test_symbolic_weight_only_for_symbolic_and_min_leaf_default_is_per_task():
 ])
 def test_ensemble_validate_checks_task_dependent_params_before_growing(
         monkeypatch, method, task, params, words):
-    import frcli.engines.forest
+    import frcli.engines.pct.scoring
 
     def boom(*a, **k):
         raise AssertionError("a forest was grown before the parameters were checked")
-    monkeypatch.setattr(frcli.engines.forest, "forest_scores", boom)
+    monkeypatch.setattr(frcli.engines.pct.scoring, "forest_scores", boom)
     ds = planted(task, n=40)
     for call in (lambda: get_ranker(method).validate(ds, params),
                  lambda: get_ranker(method).rank(ds, params)):

@@ -136,7 +136,7 @@ def test_rank_header_is_the_full_label_and_never_cut(capsys):
     assert main(["rank", "synth-mtr", "--method", "genie3-rf", "-p", "trees=5"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert head == ("# genie3-rf(trees=5, max_features=sqrt, min_leaf=2, bootstrap=true, "
-                    "w=auto, w0=0.75, ties=first, genie3_scale=normalised, "
+                    "w=auto, w0=0.75, ties=share, genie3_scale=normalised, "
                     "genie3_missing=clus)")
     assert main(["rank", "synth-mtr", "--method", "relief"]) == 0
     head = capsys.readouterr().out.splitlines()[0]

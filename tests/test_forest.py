@@ -6,10 +6,11 @@ import pytest
 
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
 from frcli.errors import ConfigError
-from frcli.engines.forest import PCTForest, forest_scores, resolve_max_features
+from frcli.engines.pct.model import PCTForest, resolve_max_features
+from frcli.engines.pct.scoring import forest_scores
 from tests.conftest import need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 
 def make(task="mtr", n=150, F=8, seed=0, missing=0.0):

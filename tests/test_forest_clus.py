@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from frcli.data import load_dataset
-from frcli.engines.forest import forest_scores
+from frcli.engines.pct.scoring import forest_scores
 from tests.conftest import need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 CASES = {
     "testMTR-RealWorld": dict(targets="48,49,50"),

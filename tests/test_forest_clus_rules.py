@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest, forest_scores
+from frcli.engines.pct.model import PCTForest
+from frcli.engines.pct.scoring import forest_scores
 from tests.conftest import need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 
 def planted(seed=0, n=200, scale=1.0):

@@ -10,7 +10,7 @@ import pytest
 from frcli.cli import main
 from tests.conftest import SHARED_DATA, need_kernel, need_shared
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 SETS = {
     "edm": ["mtr/edm.arff", "--targets", "last:2"],

@@ -1,6 +1,6 @@
 """The fast split search grows exactly the trees of the plain one (issue 16).
 
-``grow_forest(presort=False)`` is the reference path: every node gathers and sorts its
+``GrowParams(presort=False)`` is the reference path: every node gathers and sorts its
 values. The default path presorts numeric features once per forest and partitions the row
 lists with the nodes, visits only the rows off a nominal feature's common value in the
 sparse 0/1 mode, and keeps each child's statistics from its parent's split. Every array of
@@ -10,17 +10,15 @@ bit-identical, for every task, storage mode, ensemble, and with ties and missing
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest
+from frcli.engines.pct.model import PCTForest
 from tests.conftest import need_kernel
 
-_forest = need_kernel("frcli._ext._forest")
-_presort = need_kernel("frcli._ext._presort")
+_forest = need_kernel("frcli._ext.pct._forest")
+_presort = need_kernel("frcli._ext.pct._presort")
 
 ARRAYS = ("feature", "threshold", "left", "right", "weight", "hstar", "depth", "p_left",
           "offset", "cats", "values")
@@ -83,9 +81,15 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
 
 
 def _grow(monkeypatch, ds, ensemble, kw, **grow_kw):
-    orig = _forest.grow_forest.__wrapped__ if hasattr(_forest.grow_forest, "__wrapped__") \
-        else _forest.grow_forest
-    monkeypatch.setattr(_forest, "grow_forest", functools.partial(orig, **grow_kw))
+    """A forest grown with ``grow_kw`` set on the kernel's ``GrowParams``."""
+    orig = _forest.grow_forest
+
+    def grow(Xt, ncat, seeds, cols, params, *args):
+        for k, v in grow_kw.items():
+            setattr(params, k, v)
+        return orig(Xt, ncat, seeds, cols, params, *args)
+
+    monkeypatch.setattr(_forest, "grow_forest", grow)
     try:
         unsup = ds.task == "unsupervised"
         m = PCTForest(ensemble, **kw).fit(ds, rf_score=ensemble != "et" or unsup,

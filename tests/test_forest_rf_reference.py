@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest
+from frcli.engines.pct.model import PCTForest
 from tests.test_forest import make
 from tests.conftest import need_kernel
 
 _utils = need_kernel("frcli._ext._utils")
-_tree = need_kernel("frcli._ext._tree")
+_tree = need_kernel("frcli._ext.pct._tree")
 
 M64 = (1 << 64) - 1
 
@@ -112,9 +112,9 @@ def reference_rf(model, ds, seed):
 
 
 def spec_truth(spec, ds):
-    from frcli.engines.forest import _truth_matrix, clustering_spec
+    from frcli.engines.pct.columns import truth_matrix, clustering_spec
     fresh = clustering_spec(ds, w0=0.75)
-    return _truth_matrix(fresh)
+    return truth_matrix(fresh)
 
 
 @pytest.mark.parametrize("task", ["mtr", "classification", "mlc", "hmlc"])

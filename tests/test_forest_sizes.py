@@ -8,7 +8,7 @@ import pytest
 
 from frcli.api import dataset_from_arrays
 from frcli.data import catalog
-from frcli.engines import forest
+from frcli.engines.pct import scoring
 from frcli.rankers.registry import get_ranker
 
 
@@ -25,11 +25,10 @@ def test_nested_sizes_equal_separate_forests(ensemble):
     ds = _mtr()
     sizes = [3, 8, 13]
     rf = ensemble != "et"
-    forest._FOREST_CACHE.clear()
-    nested = forest.forest_scores_sizes(ds, ensemble, sizes=sizes, seed=11, rf_score=rf)
+    nested = scoring.forest_scores_sizes(ds, ensemble, sizes=sizes, seed=11, rf_score=rf)
     assert sorted(nested) == sizes
     for n in sizes:
-        alone = forest.forest_scores(ds, ensemble, trees=n, seed=11, rf_score=rf)
+        alone = scoring.forest_scores(ds, ensemble, trees=n, seed=11, rf_score=rf)
         assert np.array_equal(nested[n]["symbolic"], alone["symbolic"])
         assert np.array_equal(nested[n]["genie3"], alone["genie3"])
         np.testing.assert_allclose(nested[n]["genie3_per_target"], alone["genie3_per_target"],
@@ -71,7 +70,6 @@ def test_a_trees_list_with_clus_rf_score_equals_separate_rankings():
     one forest per size, with the same rankings as asked one at a time."""
     ds = _mtr(3)
     r = get_ranker("rf-rf")
-    forest._FOREST_CACHE.clear()
     grid = r.rank(ds, {"trees": [4, 9], "rf_variant": "clus"}, seed=5)
     for g in grid:
         alone = r.rank(ds, {"trees": g.params["trees"], "rf_variant": "clus"}, seed=5)[0]

@@ -34,7 +34,7 @@ from frcli.errors import ConfigError
 from frcli.rankers.registry import ENSEMBLES, SCORES, get_ranker
 from tests.conftest import need_file, need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 SYNTH = Path(__file__).resolve().parents[1] / "datasets" / "synthetic"
 NAMES = ["synth-regression", "synth-mtr", "synth-classification", "synth-mlc", "synth-hmlc",

@@ -27,10 +27,11 @@ import pytest
 from scipy.stats import spearmanr
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest, clustering_spec
-from frcli.engines.rf_clus import realised_tree
+from frcli.engines.pct.columns import clustering_spec
+from frcli.engines.pct.model import PCTForest
+from frcli.engines.pct.rf_clus import realised_tree
 
-pytest.importorskip("frcli._ext._forest")
+pytest.importorskip("frcli._ext.pct._forest")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import bench_ties as B  # noqa: E402  (the benchmark's data and rankings, shared)
@@ -262,7 +263,7 @@ def _leaves(tree, X, ncat):
 
 @pytest.mark.parametrize("task", ["mtr", "classification", "mlc"])
 def test_the_realisation_routes_training_rows_as_the_tree(task):
-    from frcli._ext import _forest
+    from frcli._ext.pct import _forest
     ds = tied_data(task, seed=3)
     m = PCTForest("bagging", trees=3, seed=1, ties="share").fit(ds)
     counts = _forest.bootstrap_counts(m.seeds_, ds.n_examples)
@@ -291,7 +292,7 @@ def test_rf_score_uses_the_realised_tree(task, seed):
 
 
 def test_clus_rf_variant_uses_the_realised_trees():
-    from frcli.engines.rf_clus import clus_rf_scores
+    from frcli.engines.pct.rf_clus import clus_rf_scores
     from tests.test_rf_clus import reference
     ds = tied_data("mtr", seed=2)        # numeric features: the reference's CLUS order
     ds = dataclasses.replace(ds, features=[Attribute(a.name, "numeric") for a in ds.features])

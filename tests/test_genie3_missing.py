@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest, forest_scores
+from frcli.engines.pct.model import PCTForest
+from frcli.engines.pct.scoring import forest_scores
 from frcli.errors import UserError
 from tests.conftest import need_kernel, need_shared
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 
 def holey(seed=0, n=160, F=5):
@@ -38,7 +39,7 @@ def holey(seed=0, n=160, F=5):
 
 def reference(model, ds):
     """(known, clus): (T, F) per-target sums over the trees of each rule, targets' units."""
-    from frcli._ext import _forest
+    from frcli._ext.pct import _forest
 
     X, Y = ds.X, ds.Y
     counts = _forest.bootstrap_counts(model.seeds_, ds.n_examples)

@@ -503,7 +503,7 @@ def _chain(n):
 def test_tree_deeper_than_the_recursion_limit_is_printed(tmp_path, capsys, monkeypatch, fmt):
     """A chain of one-row splits (e.g. a one-hot target per row) used to end in
     'internal error: RecursionError'; traversal, text and JSON now use explicit stacks."""
-    import frcli.engines.pct_view as pv
+    import frcli.engines.pct.view as pv
 
     n = 3000
     p = _write(tmp_path, "c.csv", "x,t\n" + "".join(f"{i},{i * i}\n" for i in range(n)))

@@ -50,7 +50,7 @@ DECLARED: dict[tuple[str, str], str] = {
     ("frcli.stats.report", "frcli"): "the package's __version__",
     # The Mars Express case study fits PCT models to predict (a fitted model, not a
     # ranking); the rankers layer offers no fitted forest yet.
-    ("frcli.mex.models", "frcli.engines.forest"): "a fitted PCT model for prediction",
+    ("frcli.mex.models", "frcli.engines.pct.model"): "a fitted PCT model for prediction",
 }
 
 _NAME = re.compile(r"frcli(\.[A-Za-z_]\w*)+(:\w+)?")

@@ -49,7 +49,8 @@ real=$(PATH="${{FRCLI_REAL_PATH}}" command -v make)
 case "${{1:-}}" in
   install)
     "$real" -n -C "{REPO}" "$@" PYTHON="{sys.executable}" >/dev/null
-    "{sys.executable}" -c 'import frcli, frcli._ext._forest, frcli._ext.relief._relief, pathlib, sys
+    "{sys.executable}" -c 'import frcli, frcli._ext.pct._forest, frcli._ext.relief._relief
+import pathlib, sys
 p = pathlib.Path(frcli.__file__).resolve().parents[1]
 sys.exit(0 if p == pathlib.Path("{REPO}") else f"frcli is imported from {{p}}, not {REPO}")'
     ;;

@@ -85,7 +85,7 @@ def reference_value(lang, chain, aggs, key):
 
 
 def check_batch(lang, batch, n_cols=60, n_examples=25, seed=0):
-    from frcli._ext import _relational as K
+    from frcli._ext.relational import _relational as K
 
     rng = np.random.default_rng(seed)
     ds = lang.ds

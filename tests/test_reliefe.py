@@ -401,16 +401,14 @@ def test_reliefe_counts_its_instances_for_progress_without_changing_weights(k):
     assert np.array_equal(plain.importances, counted.importances)
 
 
-_LEAN_RUN = """
+_UMAP_RUN = """
 import sys, json
 import numpy as np
 from frcli.api import dataset_from_arrays, rank
 from frcli.engines.relief.thirdparty import umap_class
 umap_class()
 import numba
-state = {"pandas_loaded": "pandas" in sys.modules,
-         "njit_restored": numba.njit.__module__.startswith("numba")}
-import pandas  # noqa: F401  (still importable afterwards)
+state = {"njit_untouched": numba.njit.__module__.startswith("numba")}
 rng = np.random.default_rng(0)
 X = rng.random((120, 8)); y = (X[:, 0] + X[:, 1] > 1).astype(float)
 r = rank(dataset_from_arrays(X, y[:, None], task="classification"), "reliefe", seed=1)
@@ -419,11 +417,10 @@ print(json.dumps(state))
 """
 
 
-@pytest.mark.slow       # the plain import compiles umap-learn's numba code: ~25 s of CPU
-def test_lean_umap_import_leaves_pandas_out_and_changes_no_result():
-    """thirdparty._lean_import: pandas is not loaded by the umap-learn import (and stays
-    importable), numba's decorators are restored, and the importances equal those of a plain
-    import."""
+@pytest.mark.slow       # without the cache umap-learn's numba code compiles: ~25 s of CPU
+def test_numba_cache_leaves_numba_alone_and_changes_no_result():
+    """thirdparty.cache_numba: numba's decorators are not replaced, and the importances
+    equal those computed without the on-disk cache."""
     import json
     import os
     import subprocess
@@ -431,11 +428,9 @@ def test_lean_umap_import_leaves_pandas_out_and_changes_no_result():
 
     pytest.importorskip("umap")
     out = {}
-    for mode, env in (("lean", {}), ("plain", {"FRCLI_LEAN_IMPORT": "0",
-                                               "FRCLI_NUMBA_CACHE": "0"})):
-        p = subprocess.run([sys.executable, "-c", _LEAN_RUN], capture_output=True, text=True,
+    for mode, env in (("cached", {}), ("plain", {"FRCLI_NUMBA_CACHE": "0"})):
+        p = subprocess.run([sys.executable, "-c", _UMAP_RUN], capture_output=True, text=True,
                            env={**os.environ, **env}, check=True)
         out[mode] = json.loads(p.stdout.strip().splitlines()[-1])
-    assert out["lean"]["pandas_loaded"] is False and out["lean"]["njit_restored"]
-    assert out["plain"]["pandas_loaded"] is True
-    assert out["lean"]["w"] == out["plain"]["w"]
+    assert out["cached"]["njit_untouched"] and out["plain"]["njit_untouched"]
+    assert out["cached"]["w"] == out["plain"]["w"]

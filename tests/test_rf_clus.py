@@ -1,4 +1,4 @@
-"""CLUS 2.12.8's RF score (``rf_variant=clus``, frcli.engines.rf_clus; issue 14).
+"""CLUS 2.12.8's RF score (``rf_variant=clus``, frcli.engines.pct.rf_clus; issue 14).
 
 * ``bootstrap_counts`` is each tree's bag exactly: a tree that cannot split predicts the
   bag-weighted mean of the targets.
@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest, forest_scores
+from frcli.engines.pct.model import PCTForest
+from frcli.engines.pct.scoring import forest_scores
 from frcli.errors import ConfigError
 from tests.conftest import need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 
 def planted(seed=0, n=150, F=6):
@@ -32,20 +33,20 @@ def planted(seed=0, n=150, F=6):
 
 
 def test_bootstrap_counts_are_the_bags():
-    from frcli._ext import _forest
+    from frcli._ext.pct import _forest
 
     ds = planted()
     model = PCTForest("bagging", trees=5, min_leaf=1e9, seed=3).fit(ds)   # root leaves only
     counts = _forest.bootstrap_counts(model.seeds_, ds.n_examples)
     assert counts.shape == (5, ds.n_examples) and (counts.sum(axis=1) == ds.n_examples).all()
     for t, tree in enumerate(model.trees_):
-        P = model._prototypes(ds.X[:1], trees=[tree])[0]
+        P = model.prototypes(ds.X[:1], trees=[tree])[0]
         np.testing.assert_allclose(P, np.average(ds.Y, axis=0, weights=counts[t]), rtol=1e-12)
 
 
 def reference(model, ds, seed):
-    """CLUS's calculateRFimportance, written out plainly (spec: frcli.engines.rf_clus)."""
-    from frcli._ext import _forest
+    """CLUS's calculateRFimportance, written out plainly (spec: frcli.engines.pct.rf_clus)."""
+    from frcli._ext.pct import _forest
 
     counts = _forest.bootstrap_counts(model.seeds_, ds.n_examples)
     F, T = ds.n_features, ds.Y.shape[1]
@@ -64,7 +65,7 @@ def reference(model, ds, seed):
         X = ds.X[oob].copy()
 
         def rmse(Z):
-            P = model._prototypes(Z, trees=[tree])      # this tree alone, targets' units
+            P = model.prototypes(Z, trees=[tree])      # this tree alone, targets' units
             return np.sqrt(((P - ds.Y[oob]) ** 2).mean(axis=0))
 
         base = rmse(X)
@@ -77,7 +78,7 @@ def reference(model, ds, seed):
 
 
 def test_matches_the_plain_reference():
-    from frcli.engines.rf_clus import clus_rf_scores
+    from frcli.engines.pct.rf_clus import clus_rf_scores
 
     ds = planted(1)
     model = PCTForest("rf", trees=8, seed=5, ties="first").fit(ds, keep_values=True)

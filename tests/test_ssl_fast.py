@@ -2,7 +2,7 @@
 
 Semi-supervised clustering columns are in the missing mode (unlabelled rows have unknown
 targets). On nominal data (one-hot feature columns, class labels) every sum of a node is an
-exact integer, and the fast path (``grow_forest(presort=True)``, the default) sums a nominal
+exact integer, and the fast path (``GrowParams(presort=True)``, the default) sums a nominal
 test's subset from the smaller side, the other side being the node's total minus it
 (``_splitter._random_nominal_int``, ``_best_nominal_int``), and a feature's most common value
 in the greedy search likewise (``_category_stats_int``); a node with fractional weights
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import clustering_spec
+from frcli.engines.pct.columns import clustering_spec
 from tests.test_forest_presort import _assert_identical, _grow
 from tests.conftest import need_kernel
 
-_forest = need_kernel("frcli._ext._forest")
+_forest = need_kernel("frcli._ext.pct._forest")
 
 
 def _nominal_ssl(n: int = 700, seed: int = 0, missing: bool = False) -> Dataset:

@@ -9,7 +9,7 @@ from frcli.rankers.ensemble import TASK_ENSEMBLES
 from frcli.rankers.registry import get_ranker
 from tests.conftest import need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 
 def test_unsupervised_ensembles_follow_p_uns():

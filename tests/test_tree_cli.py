@@ -8,7 +8,7 @@ import pytest
 from frcli.cli import main
 from tests.conftest import need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 
 def clus_block(path):

@@ -17,11 +17,11 @@ from hypothesis import given, settings, strategies as st
 
 from frcli.data.clus_out import (clus_number, parse_clus_tree, read_clus_model_info,
                                  read_clus_tree)
-from frcli.engines.pct_view import java_double, render_text
+from frcli.engines.pct.view import java_double, render_text
 from frcli.errors import UserError
 from tests.conftest import need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 # targets are the last T attributes (single-tree/README.md)
 SETS = {"atp1d": 6, "atp7d": 6, "edm": 2, "enb": 2, "jura": 3, "oes10": 16, "oes97": 16,
@@ -30,7 +30,7 @@ SETS = {"atp1d": 6, "atp7d": 6, "edm": 2, "enb": 2, "jura": 3, "oes10": 16, "oes
 
 def grow(shared_data, name):
     from frcli.data import load_dataset
-    from frcli.engines.forest import PCTForest
+    from frcli.engines.pct.model import PCTForest
 
     ds = load_dataset(shared_data / "mtr" / f"{name}.arff", targets=f"last:{SETS[name]}")
     model = PCTForest("bagging", trees=1, bootstrap=False, max_features="all",
@@ -62,7 +62,7 @@ def differences(ours, theirs, path="root", out=None):
 
 @pytest.mark.parametrize("name", list(SETS))
 def test_single_tree_is_clus_tree(shared_data, name):
-    from frcli.engines.pct_view import target_categories, tree_nodes, tree_size
+    from frcli.engines.pct.view import target_categories, tree_nodes, tree_size
 
     ds, model = grow(shared_data, name)
     out = shared_data / "clus-reference" / "single-tree" / f"{name}.out"
@@ -81,7 +81,7 @@ def test_single_tree_is_clus_tree(shared_data, name):
 def test_missing_values_give_clus_fractional_weights(shared_data):
     """osales and scpf route rows with a missing tested value down both branches; the
     fractional leaf weights CLUS prints are reproduced (also covered above, named here)."""
-    from frcli.engines.pct_view import tree_nodes
+    from frcli.engines.pct.view import tree_nodes
 
     for name in ("osales", "scpf"):
         ds, model = grow(shared_data, name)

@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.forest import PCTForest, clustering_spec
+from frcli.engines.pct.columns import clustering_spec
+from frcli.engines.pct.model import PCTForest
 from tests.test_tree_split import (dense_C, mixed_features, ncat_of, numeric_features,
                                    ref_candidates, ref_Q, ref_select, seq_sum)
 from tests.conftest import need_kernel
 
-need_kernel("frcli._ext._forest")
+need_kernel("frcli._ext.pct._forest")
 
 
 def _var_est(C, w, est):

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset, Hierarchy
-from frcli.engines.forest import MODE_COMPLETE, MODE_MISSING, MODE_SPARSE01, clustering_spec
+from frcli.engines.pct.columns import MODE_COMPLETE, MODE_MISSING, MODE_SPARSE01, clustering_spec
 from tests.conftest import need_kernel
 
-_tree = need_kernel("frcli._ext._tree")
+_tree = need_kernel("frcli._ext.pct._tree")
 
 
 # -- reference ---------------------------------------------------------------------------

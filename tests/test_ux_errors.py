@@ -329,10 +329,10 @@ def test_failed_tasks_keep_the_successful_runs(files, capsys, monkeypatch):
     real = executor._run_task
     mode = {"exc": RuntimeError("engine exploded")}
 
-    def flaky(task, jobs):
+    def flaky(task, jobs, forests):
         if task.ranker.method == "random" and task.split == 1 and mode["exc"] is not None:
             raise mode["exc"]
-        return real(task, jobs)
+        return real(task, jobs, forests)
 
     monkeypatch.setattr(executor, "_run_task", flaky)
     (files / "c.yaml").write_text(yaml.safe_dump(_cfg(rankers=["uniform", "random"])))

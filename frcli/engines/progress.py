@@ -1,7 +1,7 @@
 """Work counters that the kernels advance without the GIL, for progress bars.
 
 A kernel given ``progress=slots`` (an int64 array, one slot per thread) adds to
-``slots[thread]`` as it finishes units of work: trees (``ext/_forest.pyx``) or Relief
+``slots[thread]`` as it finishes units of work: trees (``ext/pct/_forest.pyx``) or Relief
 instances whose neighbours are found (``ext/relief/_relief.pyx``). Nothing reads the slots
 inside the kernels, so results never depend on them, and there is no lock (each thread writes
 its own slot; a reader summing them may see a count a moment old).

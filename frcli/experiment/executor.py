@@ -161,9 +161,10 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="frcli-parent-watch", daemon=True).start()
 
 
-def run_task(task: Task, threads: int = 1) -> dict[str, Any]:
+def run_task(task: Task, threads: int = 1, forests: Any = None) -> dict[str, Any]:
     """Rank and evaluate one task with ``threads`` engine/BLAS threads; returns plain data
-    (never raises)."""
+    (never raises). ``forests``: the ``ForestCache`` shared with the tasks run before it
+    (``frcli.rankers.ensemble.shared_forests``; None: a new one)."""
     import warnings
 
     try:
@@ -172,7 +173,7 @@ def run_task(task: Task, threads: int = 1) -> dict[str, Any]:
         # warnings go back to the client, which shows each distinct one once
         with threadpool_limits(limits=threads), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = _run_task(task, threads)
+            res = _run_task(task, threads, forests)
         res["warnings"] = sorted({str(w.message) for w in caught})
         return res
     except UserError as e:
@@ -182,7 +183,7 @@ def run_task(task: Task, threads: int = 1) -> dict[str, Any]:
         return {"error": f"{type(e).__name__}: {e}", "traceback": tb, "user_error": False}
 
 
-def _run_task(task: Task, jobs: int) -> dict[str, Any]:
+def _run_task(task: Task, jobs: int, forests: Any) -> dict[str, Any]:
     from frcli.data.splits import hide_labels
     from frcli.evaluate.protocol import evaluate_ranking
     from frcli.experiment.plan import run_params
@@ -211,7 +212,7 @@ def _run_task(task: Task, jobs: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     from frcli.rankers.ensemble import shared_forests
 
-    with shared_forests():   # Symbolic/Genie3/RF-score tasks of one ensemble: one forest
+    with shared_forests(forests):   # Symbolic/Genie3/RF-score tasks of one ensemble: one forest
         rankings = ranker.rank(rank_data, task.ranker.params, seed=task.seed, jobs=jobs)
     total_rank = time.perf_counter() - t0
     if len(rankings) != len(task.params):
@@ -332,13 +333,20 @@ def _forest_groups(tasks: Iterable[Task]) -> Iterator[list[Task]]:
 
 
 def _run_group(tasks: list[Task], threads: int) -> list[dict[str, Any]]:
-    return [run_task(t, threads) for t in tasks]
+    """The tasks of one forest group in turn, sharing one cache of forests."""
+    from frcli.rankers.ensemble import ForestCache
+
+    forests = ForestCache()
+    return [run_task(t, threads, forests) for t in tasks]
 
 
 def _iter_local(tasks: Iterable[Task], jobs: int, threads: int) -> Iterator[tuple[Task, dict]]:
     if jobs <= 1:
+        from frcli.rankers.ensemble import ForestCache
+
+        forests = ForestCache()      # one for the run: consecutive tasks share their forests
         for t in tasks:
-            yield t, run_task(t, threads)
+            yield t, run_task(t, threads, forests)
         return
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -405,17 +413,18 @@ def _iter_dask(tasks: Iterable[Task], address: str, jobs: int, threads: int
             raise UserError(f"cannot reach the dask scheduler at {address}: {e}") from None
     try:
         window = 4 * max(1, jobs, len(client.scheduler_info().get("workers", {})))
-        pending = iter(tasks)
+        pending = _forest_groups(tasks)      # a forest group per worker call, as locally
         futs: dict = {}
-        for t in itertools.islice(pending, window):     # a bounded window, as locally
-            futs[client.submit(run_task, t, threads, pure=False)] = t
+        for g in itertools.islice(pending, window):     # a bounded window, as locally
+            futs[client.submit(_run_group, g, threads, pure=False)] = g
         ac = as_completed(list(futs))
         for f in ac:
-            yield futs.pop(f), f.result()
-            t = next(pending, None)
-            if t is not None:
-                nf = client.submit(run_task, t, threads, pure=False)
-                futs[nf] = t
+            g = futs.pop(f)
+            yield from zip(g, f.result())
+            g = next(pending, None)
+            if g is not None:
+                nf = client.submit(_run_group, g, threads, pure=False)
+                futs[nf] = g
                 ac.add(nf)
     finally:
         client.close()

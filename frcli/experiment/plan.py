@@ -11,8 +11,8 @@ so results do not depend on scheduling, job counts or which other tasks exist. S
 the protocol seed only, so every ranker sees the same splits (paired comparisons). Ensemble
 rankers that differ only in the score (``symbolic-rf``, ``genie3-rf``, ``rf-rf``) share the
 seed of their ensemble, so — as in the papers — the three scores come from the *same* forest
-(``frcli.engines.forest.forest_scores`` then reuses it instead of growing it again; the RF-score
-rankers are planned first so that the forest they grow carries every score).
+(``frcli.engines.pct.scoring.forest_scores`` then reuses it instead of growing it again; the
+RF-score rankers are planned first so that the forest they grow carries every score).
 """
 from __future__ import annotations
 

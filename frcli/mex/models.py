@@ -161,7 +161,7 @@ def fit(ds: Dataset, spec: ModelSpec, dt: int, *, seed: int = 0,
 
 
 def _forest(spec: ModelSpec, dt: int, seed: int, trees: int):
-    from frcli.engines.forest import PCTForest
+    from frcli.engines.pct.model import PCTForest
 
     if spec.name in ("g-pct", "l-pct"):         # 8b's single trees: all features, no bag
         return PCTForest("bagging", trees=1, max_features="all", min_leaf=spec.leaf(dt),

@@ -8,33 +8,35 @@ reported per target; on unsupervised data it is a ConfigError. Without ``-str``,
 RF score also come per target from the same trees (CLUS ``FeatureRankingPerTarget``).
 
 To get all three scores from one forest (the experiment runner does), call
-``frcli.engines.forest.forest_scores`` directly: Symbolic and Genie3 are free once the trees exist,
-the RF score costs one OOB pass per tree.
+``frcli.engines.pct.scoring.forest_scores`` directly: Symbolic and Genie3 are free once the
+trees exist, the RF score costs one OOB pass per tree.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import time
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 from frcli.data.dataset import TASKS, Dataset
+from frcli.engines.pct.cache import ForestCache
 from frcli.errors import ConfigError
 from frcli.rankers.base import (Param, Ranker, Ranking, parse_bool, parse_choice, parse_float,
                                 parse_int, require_labels)
 
 
 @contextlib.contextmanager
-def shared_forests():
+def shared_forests(cache: ForestCache | None = None) -> Iterator[ForestCache]:
     """Within this block the Symbolic, Genie3 and RF-score rankers of one ensemble, asked in
     turn with the same data, parameters and seed, share one forest (the experiment runner's
-    contract; the engine keeps the cache, see ``frcli.engines.forest.reuse_forests``)."""
-    from frcli.engines.forest import reuse_forests
-
-    with reuse_forests():
-        yield
+    contract). The forests' scores are kept in ``cache`` (a new ``ForestCache`` if None),
+    which the block yields: pass it to a later block to share with the forests of this one.
+    """
+    cache = ForestCache() if cache is None else cache
+    with cache.active():
+        yield cache
 
 
 def _parse_max_features(v: Any) -> Any:
@@ -297,7 +299,7 @@ class EnsembleRanker(Ranker):
 
     def _rank_sizes(self, dataset: Dataset, params: dict[str, Any], sizes, *, seed: int,
                     jobs: int) -> dict[int, Ranking]:
-        from frcli.engines.forest import forest_scores, forest_scores_sizes
+        from frcli.engines.pct.scoring import forest_scores, forest_scores_sizes
 
         t0 = time.perf_counter()
         # rows without targets: semi-supervised only when asked (else dropped, one warning)

@@ -38,7 +38,7 @@ class SEFRRanker(Ranker):
 
     def rank_one(self, dataset: Dataset, params: dict[str, Any], *, seed: int,
                  jobs: int) -> Ranking:
-        from frcli.engines.forest import PCTForest
+        from frcli.engines.pct.model import PCTForest
 
         t0 = time.perf_counter()
         ds = dataset.supervised_view(f"method '{self.method}'")

@@ -2,7 +2,7 @@
 
 The commands reach the PCT engine only through the rankers layer; this is that door for a
 single tree (every feature at every node, no bootstrap: CLUS's single-tree settings), grown
-and described by ``frcli.engines.pct_view``.
+and described by ``frcli.engines.pct.view``.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frcli.data.dataset import Dataset
-from frcli.engines import pct_view
+from frcli.engines.pct import view as pct_view
 
 
 @dataclass

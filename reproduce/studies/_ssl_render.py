@@ -468,7 +468,7 @@ def render_pml(stores, stc: str, reg: str | None = None, mlc: str | None = None,
         out += ["SSL and SL areas identical (Δ = 0 exactly) for " + md.listing(same) + ": the "
                 "internal CV chose w = 1 (the targets' heterogeneity only) at every L, and "
                 "with w = 1 the SSL forest is grown on the labelled rows alone, i.e. it is its "
-                "SL counterpart (`frcli/engines/forest.py` `choose_w`; spec-ssl-unsup §1.5).",
+                "SL counterpart (`frcli/engines/pct/wcv.py` `choose_w`).",
                 ""]
 
     # CH

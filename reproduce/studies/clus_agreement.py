@@ -30,7 +30,7 @@ def _single_trees() -> dict:
     """Per set: our tree's nodes and whether its CLUS-layout text equals CLUS's printout."""
     from frcli.data import load_dataset
     from frcli.data.clus_out import read_clus_model_info
-    from frcli.engines.pct_view import (grow_tree, render_text, target_categories, tree_nodes,
+    from frcli.engines.pct.view import (grow_tree, render_text, target_categories, tree_nodes,
                                         tree_size)
 
     out = {}
@@ -197,7 +197,8 @@ def render(stores) -> str:
         f"tree (in `getInternalAttributesNames`'s depth-first order) is scored by the damage "
         f"of permuting it together with the k-1 before it. Its error is also each target's "
         f"RMSE in the target's units (overall: their mean), ours the thesis's relative MSE. "
-        f"`rf_variant=clus` (`frcli.engines.rf_clus`) does exactly this on our forests: its sums "
+        f"`rf_variant=clus` (`frcli.engines.pct.rf_clus`) does exactly this on our forests: "
+        f"its sums "
         f"are {min(emu):.2f}-{max(emu):.2f} of CLUS's and its rankings agree with CLUS's within "
         f"the criterion on {len(rf_met)} of {len(names)} sets"
         + (f" (the table above; not on {md.listing(rf_miss)} with our seeds 1-3, where "

@@ -60,7 +60,7 @@ def compute(stores) -> None:
     the overall Genie3 (CLUS's column: ``genie3_raw``) on mostly-missing features and its
     total."""
     from frcli.data import catalog
-    from frcli.engines.forest import forest_scores
+    from frcli.engines.pct.scoring import forest_scores
 
     path = stores.work("mtr-genie3-missing") / "clus-forests.json"
     if path.exists():

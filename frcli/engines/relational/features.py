@@ -129,7 +129,7 @@ class Language:
     _lock: object = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        from frcli._ext import _relational as K
+        from frcli._ext.relational import _relational as K
 
         if self.lookahead < 1:
             raise ConfigError("lookahead must be >= 1")
@@ -168,7 +168,7 @@ class Language:
 
     # -- the facts as kernel arrays ----------------------------------------------------------
     def _compile_db(self) -> None:
-        from frcli._ext import _relational as K
+        from frcli._ext.relational import _relational as K
 
         ds = self.ds
         A = K.MAX_ARITY
@@ -318,7 +318,7 @@ class Language:
                     yield atom
 
     def _extend(self, prefix: Chain) -> list[Chain]:
-        from frcli._ext import _relational as K
+        from frcli._ext.relational import _relational as K
 
         p = len(prefix)
         lengths = range(1, min(self.lookahead, self.max_chain) + 1) if p == 0 else \
@@ -346,7 +346,7 @@ class Language:
         key = (len(chain), kind, dom)
         p = self._patterns.get(key)
         if p is None:
-            from frcli._ext import _relational as K
+            from frcli._ext.relational import _relational as K
 
             cols = self._agg_chains(len(chain), kind, dom)
             aggs = np.zeros((len(cols), K.MAX_CHAIN), dtype=np.int32)
@@ -401,7 +401,7 @@ class Language:
         return (L_NUMERIC if self.ds.domains[t].kind == "numeric" else L_CODE), t
 
     def _pack(self, raw: list[Chain]) -> Candidates:
-        from frcli._ext import _relational as K
+        from frcli._ext.relational import _relational as K
 
         AS = K.ATOM_STRIDE
         chains: list[Chain] = []

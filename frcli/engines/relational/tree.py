@@ -74,7 +74,7 @@ class RelTree:
 
     def apply(self, lang: Language, keys: np.ndarray) -> np.ndarray:
         """Leaf index of every example (rows of ``keys``)."""
-        from frcli._ext import _relational as K
+        from frcli._ext.relational import _relational as K
 
         out = np.zeros(len(keys), dtype=np.intp)
         stack = [(0, np.arange(len(keys)))]
@@ -138,7 +138,7 @@ def grow_tree(lang: Language, keys: np.ndarray, rows: np.ndarray, w: np.ndarray,
     """Grow one tree on the examples ``rows`` of ``keys`` with weights ``w`` (aligned with
     rows; bootstrap multiplicities) and targets ``y`` (class codes, or floats for
     regression)."""
-    from frcli._ext import _relational as K
+    from frcli._ext.relational import _relational as K
 
     keys = np.ascontiguousarray(keys, dtype=np.int32)
     tree = RelTree(regression=regression)

@@ -24,7 +24,7 @@
   best h is kept while it is evaluated (``_better``, ``_offer``: no decision reads it).
 
 Speed without changing a tree (issue 16; ``tests/test_forest_presort.py`` compares every bit
-with the plain path, ``grow_forest(presort=False)``):
+with the plain path, ``GrowParams(presort=False)``):
 
 * a numeric feature's values come in order from the tree's presorted lists (``_presort``)
   while the node's segment has no tie; with a tie the node gathers and sorts itself, as the
@@ -40,12 +40,12 @@ from libc.string cimport memset, memcpy
 from libc.math cimport isnan, floor, sqrt, INFINITY
 
 from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
-from frcli._ext._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
+from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
                                     stats_add_row, stats_A2, gain, add_dense, gain_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
                                     gain_missing_begin, sub_missing)
-from frcli._ext._presort cimport Presort, presort_gather
+from frcli._ext.pct._presort cimport Presort, presort_gather
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,

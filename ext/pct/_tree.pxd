@@ -1,6 +1,6 @@
 # Tree storage (parallel node arrays), the depth-first builder and prediction.
 from frcli._ext._utils cimport intp_t, int32_t, int64_t, uint8_t
-from frcli._ext._splitter cimport Splitter
+from frcli._ext.pct._splitter cimport Splitter
 from libc.math cimport isnan
 
 cdef struct TreeData:

@@ -31,7 +31,7 @@ def grow_tree(dataset: Dataset, *, min_leaf: float = 2.0, w: float | None = None
     """One PCT on all of ``dataset`` (every feature at every node, no bootstrap: CLUS's
     single-tree settings), and the rows it was grown on (the labelled ones unless ``w``
     makes it semi-supervised)."""
-    from frcli.engines.forest import PCTForest
+    from frcli.engines.pct.model import PCTForest    # the kernels load when a tree is grown
 
     ds = dataset.supervised_view("frcli tree")
     partly = ds.task != "unsupervised" and not bool(np.all(ds.labeled))

@@ -24,12 +24,12 @@ from libc.string cimport memcpy, memset
 from libc.math cimport isnan
 
 from frcli._ext._utils cimport grow
-from frcli._ext._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
+from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
                                     stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q,
                                     gain, node_estimates, prototype)
-from frcli._ext._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
+from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free, split_exact_h)
-from frcli._ext._presort cimport presort_partition
+from frcli._ext.pct._presort cimport presort_partition
 
 cnp.import_array()
 

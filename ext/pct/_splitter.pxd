@@ -1,8 +1,8 @@
 # Split search for one node: best tests (numeric sweep, greedy nominal subsets) or extra-trees
 # random tests, over a per-node random feature subset.
 from frcli._ext._utils cimport intp_t, int32_t, int64_t, uint8_t, uint64_t
-from frcli._ext._criterion cimport ClusterData, Stats
-from frcli._ext._presort cimport Presort
+from frcli._ext.pct._criterion cimport ClusterData, Stats
+from frcli._ext.pct._presort cimport Presort
 
 cdef struct SplitRecord:
     intp_t feature           # -1: no valid test

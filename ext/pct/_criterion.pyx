@@ -4,7 +4,7 @@
 impurity(E) = sum_c a_c Var_known(E, c) over the clustering columns c; the weighted impurity of
 a set is Q(E) = |E| * impurity(E) ("all-examples scaling", spec-ssl-unsup A1) and a split's
 heuristic is h = Q(E) - Q(E_1) - Q(E_2). Per task only the columns and the weights a_c differ
-(frcli/engines/forest.py builds them), so every task shares this code. Three storage modes trade
+(engines/pct/columns.py builds them), so every task shares this code. Three storage modes trade
 generality for speed:
 
 * complete: h = sum_c a_c (s1_L^2/W_L + s1_R^2/W_R - s1^2/W) needs only first moments.
@@ -151,23 +151,6 @@ cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const do
         if out != NULL:
             out[c] = t
     return h
-
-
-cdef void sparse_move(Stats* M, const Stats* T, const ClusterData* cd, intp_t row, double w,
-                      double* A2O) noexcept nogil:
-    """Move a row from the other side (T - M) to M, keeping both sides' sum a_c s1_c^2."""
-    cdef int64_t j
-    cdef int32_t c
-    cdef double oM, oO, a
-    M.W += w
-    for j in range(cd.indptr[row], cd.indptr[row + 1]):
-        c = cd.indices[j]
-        a = cd.a[c]
-        oM = M.s1[c]
-        oO = T.s1[c] - oM
-        M.s1[c] = oM + w
-        M.A2 += a * (2.0 * oM * w + w * w)
-        A2O[0] += a * (-2.0 * oO * w + w * w)
 
 
 cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,

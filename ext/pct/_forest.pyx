@@ -28,14 +28,15 @@ from libc.math cimport isnan
 
 from frcli._ext._utils cimport (intp_t, int32_t, int64_t, uint8_t, uint64_t, seed_state,
                                 rand_int, grow, Progress, progress_add, progress_slots)
-from frcli._ext._criterion cimport ClusterData
-from frcli._ext._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
+from frcli._ext.pct._criterion cimport (ClusterData, ERR_NUMERIC, ERR_LABEL, MODE_COMPLETE,
+                                       MODE_MISSING, MODE_SPARSE01)
+from frcli._ext.pct._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
                                    screen_init)
-from frcli._ext._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
+from frcli._ext.pct._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
                                tree_mix, tree_route, tree_to_dict, tree_realised,
                                tree_realised_free)
-from frcli._ext._presort cimport Presort, presort_init, presort_free
-from frcli._ext._presort import (presort_plan, presort_tiefree, nominal_default_rows,
+from frcli._ext.pct._presort cimport Presort, presort_init, presort_free
+from frcli._ext.pct._presort import (presort_plan, presort_tiefree, nominal_default_rows,
                                  nominal_row_lists)
 
 cnp.import_array()
@@ -43,7 +44,7 @@ cnp.import_array()
 
 cdef struct ErrSpec:
     intp_t B
-    const int32_t* kind      # 0 numeric, 1 nominal block, 2 binary label
+    const int32_t* kind      # ErrorKind (``_criterion.pxd``)
     const int32_t* col
     const int32_t* ncat
     const double* alpha
@@ -94,10 +95,10 @@ cdef inline double _row_err(const ErrSpec* es, intp_t b, intp_t row, const doubl
                             double y) noexcept nogil:
     cdef intp_t c = es.col[b], j, arg
     cdef double d, mx
-    if es.kind[b] == 0:
+    if es.kind[b] == ERR_NUMERIC:
         d = y - pred[c]
         return d * d
-    if es.kind[b] == 2:
+    if es.kind[b] == ERR_LABEL:
         return 1.0 if ((pred[c] + es.offset[c] >= 0.5) != (y >= 0.5)) else 0.0
     arg = 0
     mx = pred[c]
@@ -173,7 +174,7 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
     cdef intp_t c
     cdef bint pos_b, pos_n, all_labels = True
     for b in range(B):
-        if es.kind[b] != 2:
+        if es.kind[b] != ERR_LABEL:
             all_labels = False
     for i in range(n):
         if counts[i] == 0:
@@ -447,35 +448,103 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
     return rc
 
 
-def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
-                const double[:, ::1] C, const double[::1] a, int mode,
-                const int64_t[::1] indptr, const int32_t[::1] indices,
-                const double[::1] est0, const int32_t[::1] col_group, intp_t G,
-                const uint64_t[::1] seeds, intp_t max_features, double min_leaf,
-                bint extra, bint bootstrap, bint keep_values, int jobs,
-                bint rf_score=False, err_spec=None, bint per_target=False,
-                bint random_ties=False, bint share_ties=False, progress=None, presort=True,
-                presort_min_rows=None,
-                bint genie3_missing_both=False, codes=None, offset=None):
-    """Grow ``len(seeds)`` PCTs; returns a dict (trees, sums over trees of the scores).
+cdef class Columns:
+    """The clustering columns as the kernels read them (``frcli.engines.pct.columns``).
 
-    Xt: (F, n) features, feature-major. C: (n, K) clustering columns (any shape (., K) in the
-    sparse mode, where indptr/indices list each row's positive columns). a: (K,) weights.
-    est0: (K,) training variances. col_group: (K,) per-target group of each column (-1 none),
-    G groups. err_spec: dict of the OOB error blocks (kind, col, ncat, alpha, group, truth,
-    offset, acc_den) when rf_score. random_ties: see ``_splitter.draw_features``.
-    share_ties: ties=share (``_splitter._find_ties``): the trees are the same; each tree dict
-    also holds its tie lists and realisation (``tie_ptr``, ``tie_feat``, ``alt_*``).
-    genie3_missing_both: Genie3's h* as CLUS computes it, rows with the tested value missing in
-    both children with the branch shares (``_tree``; the trees are the same).
-    progress: None, or an int64 array (one slot per thread, frcli.engines.progress) to which
-    each thread adds 1 per finished tree; nothing else reads it, so results do not depend on
-    it. presort: keep presorted row lists and the other shortcuts of the split search (the
-    same trees, bit for bit, grown faster on large data; False = every node gathers and sorts,
-    the reference path); presort_min_rows overrides ``_presort.auto_min_rows`` (tuning).
+    C: (n, K) centred columns (any shape (., K) in MODE_SPARSE01, where indptr/indices list
+    each row's positive columns); a: (K,) weights; mode: a ``StorageMode``; est0: (K,)
+    training variances; col_group: (K,) per-target group of each column (-1 none), G groups.
     codes, offset: (n, K) uint8 and (K,) with C == codes - offset bit for bit
-    (``frcli.engines.forest.dense_codes``): rows are read as bytes (with presort only).
+    (``frcli.engines.pct.columns.dense_codes``), or None: rows are then read as bytes.
     """
+    cdef readonly object C, a, indptr, indices, est0, col_group, codes, offset
+    cdef readonly int mode
+    cdef readonly intp_t G
+
+    def __init__(self, C, a, int mode, indptr, indices, est0, col_group, intp_t G,
+                 codes=None, offset=None):
+        if mode not in (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING):
+            raise ValueError(f"unknown storage mode {mode}")
+        self.C, self.a, self.mode, self.indptr, self.indices = C, a, mode, indptr, indices
+        self.est0, self.col_group, self.G = est0, col_group, G
+        self.codes, self.offset = codes, offset
+
+
+cdef class OobErrors:
+    """The out-of-bag error of the RF score: B error blocks, each an ``ErrorKind`` over
+    columns col[b].. (ncat[b] of them for a nominal block), weighted alpha[b], in per-target
+    group group[b] (-1 none), against truth (n, B); offset (K,) is added to prototypes
+    before a label is thresholded; acc_den: the denominator is the accuracy 1 - Err."""
+    cdef readonly object kind, col, ncat, alpha, group, truth, offset
+    cdef readonly bint acc_den
+
+    def __init__(self, kind, col, ncat, alpha, group, truth, offset, bint acc_den):
+        self.kind, self.col, self.ncat, self.alpha = kind, col, ncat, alpha
+        self.group, self.truth, self.offset, self.acc_den = group, truth, offset, acc_den
+
+
+cdef class GrowParams:
+    """How to grow a forest, besides the data and the seeds.
+
+    extra: extra trees (random tests); random_ties: see ``_splitter.draw_features``;
+    share_ties: ties=share (``_splitter._find_ties``): the trees are the same, each tree also
+    holds its tie lists and realisation (``tie_ptr``, ``tie_feat``, ``alt_*``);
+    genie3_missing_both: Genie3's h* as CLUS computes it, rows with the tested value missing
+    in both children with the branch shares (``_tree``; the trees are the same);
+    per_target: per-target Genie3 and RF sums; presort: keep presorted row lists and the other
+    shortcuts of the split search (the same trees, bit for bit, grown faster on large data;
+    False = every node gathers and sorts, the reference path); presort_min_rows overrides
+    ``_presort.auto_min_rows`` (tuning).
+    """
+    cdef public intp_t max_features
+    cdef public double min_leaf
+    cdef public bint extra, bootstrap, keep_values, rf_score, per_target
+    cdef public bint random_ties, share_ties, genie3_missing_both, presort
+    cdef public int jobs
+    cdef public object presort_min_rows
+
+    def __init__(self, *, intp_t max_features, double min_leaf, bint extra=False,
+                 bint bootstrap=True, bint keep_values=True, int jobs=1, bint rf_score=False,
+                 bint per_target=False, bint random_ties=False, bint share_ties=False,
+                 bint genie3_missing_both=False, bint presort=True, presort_min_rows=None):
+        self.max_features, self.min_leaf, self.extra = max_features, min_leaf, extra
+        self.bootstrap, self.keep_values, self.jobs = bootstrap, keep_values, jobs
+        self.rf_score, self.per_target = rf_score, per_target
+        self.random_ties, self.share_ties = random_ties, share_ties
+        self.genie3_missing_both, self.presort = genie3_missing_both, presort
+        self.presort_min_rows = presort_min_rows
+
+
+def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t[::1] seeds,
+                Columns cols, GrowParams params, OobErrors oob=None, progress=None):
+    """Grow ``len(seeds)`` PCTs on the features Xt (F, n; feature-major) with their
+    categories ncat (0 = numeric); returns a dict (trees, sums over trees of the scores).
+
+    oob: the error blocks, required when ``params.rf_score``. progress: None, or an int64
+    array (one slot per thread, frcli.engines.progress) to which each thread adds 1 per
+    finished tree; nothing else reads it, so results do not depend on it.
+    """
+    cdef const double[:, ::1] C = cols.C
+    cdef const double[::1] a = cols.a
+    cdef int mode = cols.mode
+    cdef const int64_t[::1] indptr = cols.indptr
+    cdef const int32_t[::1] indices = cols.indices
+    cdef const double[::1] est0 = cols.est0
+    cdef const int32_t[::1] col_group = cols.col_group
+    cdef intp_t G = cols.G
+    codes, offset = cols.codes, cols.offset
+    cdef intp_t max_features = params.max_features
+    cdef double min_leaf = params.min_leaf
+    cdef bint extra = params.extra, bootstrap = params.bootstrap
+    cdef bint keep_values = params.keep_values, rf_score = params.rf_score
+    cdef bint per_target = params.per_target, random_ties = params.random_ties
+    cdef bint share_ties = params.share_ties
+    cdef bint genie3_missing_both = params.genie3_missing_both
+    cdef bint presort = params.presort
+    cdef int jobs = params.jobs
+    presort_min_rows = params.presort_min_rows
+    if rf_score and oob is None:
+        raise ValueError("the RF score needs the out-of-bag error blocks (oob)")
     cdef intp_t n = Xt.shape[1], F = Xt.shape[0], K = a.shape[0], T = seeds.shape[0]
     cdef intp_t batch, b0, nb, i, j
     cdef Ctx ctx
@@ -493,7 +562,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     ctx.cd.indices = &indices[0]
     cdef const uint8_t[:, ::1] codes_v
     cdef const double[::1] off_v
-    if presort and codes is not None and mode == 0:
+    if presort and codes is not None and mode == MODE_COMPLETE:
         codes_v = codes
         off_v = offset
         if codes_v.shape[0] != n or codes_v.shape[1] != K or off_v.shape[0] != K:
@@ -530,10 +599,10 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
             ctx.ps_min_rows = ps_min
             ps_tf = presort_tiefree(Xt, ps_order_a, ps_slot_a)
             ctx.ps_tiefree = &ps_tf[0]
-    ctx.int_sums = presort and mode == 2 and integer_sums(C, n)
+    ctx.int_sums = presort and mode == MODE_MISSING and integer_sums(C, n)
     cdef const int64_t[::1] nd_ptr, nr_ptr
     cdef const int32_t[::1] nd_rows, nd_default, nd_val, nr_feat, nr_val
-    if presort and mode == 1:        # MODE_SPARSE01: sums of counts are exact integers
+    if presort and mode == MODE_SPARSE01:        # sums of counts are exact integers
         nd = nominal_default_rows(Xt, ncat)
         if nd is not None:
             nd_ptr, nd_rows, nd_default = nd
@@ -549,13 +618,13 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
     cdef const double[::1] e_alpha, e_off
     cdef const double[:, ::1] e_truth
     if rf_score:
-        e_kind = err_spec["kind"]
-        e_col = err_spec["col"]
-        e_ncat = err_spec["ncat"]
-        e_group = err_spec["group"]
-        e_alpha = err_spec["alpha"]
-        e_off = err_spec["offset"]
-        e_truth = err_spec["truth"]
+        e_kind = oob.kind
+        e_col = oob.col
+        e_ncat = oob.ncat
+        e_group = oob.group
+        e_alpha = oob.alpha
+        e_off = oob.offset
+        e_truth = oob.truth
         ctx.es.B = e_kind.shape[0]
         ctx.es.kind = &e_kind[0]
         ctx.es.col = &e_col[0]
@@ -565,7 +634,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat,
         ctx.es.offset = &e_off[0]
         ctx.es.truth = &e_truth[0, 0]
         ctx.es.G = G if per_target else 0
-        ctx.es.acc_den = bool(err_spec["acc_den"])
+        ctx.es.acc_den = oob.acc_den
     Gp = G if per_target else 0
     # a batch's per-tree accumulators stay under ~128 MB
     per_tree = max(1, 2 * Gp * F + F) * 8
@@ -634,7 +703,7 @@ def integer_sums(C, intp_t n):
 def bootstrap_counts(const uint64_t[::1] seeds, intp_t n):
     """(T, n) int32: how often each row is in tree t's bag, drawn exactly as ``grow_forest``
     draws it from ``seeds[t]`` (0 = out of bag). For scores computed after the forest, such as
-    CLUS's variant of the RF score (``frcli.engines.rf_clus``)."""
+    CLUS's variant of the RF score (``frcli.engines.pct.rf_clus``)."""
     cdef intp_t T = seeds.shape[0], t, i
     cdef uint64_t rng
     out = np.zeros((T, n), dtype=np.int32)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from frcli.engines.pct.kernels import forest as _forest
 from frcli.errors import ConfigError
 
 VARIANTS = ("thesis", "clus")
@@ -70,8 +71,6 @@ def realised_tree(tree: dict, ncat: np.ndarray) -> dict:
 def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(overall (F,), per target (T, F)) CLUS-style RF scores of a fitted ``PCTForest``
     grown with ``keep_values=True`` on ``dataset`` with bootstrapping."""
-    from frcli._ext import _forest
-
     if dataset.task not in ("regression", "mtr"):
         raise ConfigError(f"rf_variant=clus is CLUS's RF score for numeric targets; this is "
                           f"a {dataset.task} task: use rf_variant=thesis")
@@ -82,7 +81,7 @@ def clus_rf_scores(model, dataset, seed: int) -> tuple[np.ndarray, np.ndarray]:
     acc, acc_t = np.zeros(F), np.zeros((len(cols), F))
 
     def errors(X: np.ndarray, tree: dict, Yo: np.ndarray) -> np.ndarray:
-        P = model._prototypes(X, trees=[tree])[:, cols]
+        P = model.prototypes(X, trees=[tree])[:, cols]
         d2 = (P - Yo) ** 2
         return np.sqrt(np.nanmean(d2, axis=0))     # missing targets are skipped, as in CLUS
 

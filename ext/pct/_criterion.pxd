@@ -1,10 +1,17 @@
 # The one PCT criterion: weighted, normalised variance over "clustering columns".
 from frcli._ext._utils cimport intp_t, int32_t, int64_t, uint8_t
 
-cdef enum:
+# cpdef: the enums are also Python classes of the module (``_criterion.StorageMode``), which
+# frcli.engines.pct.kernels exports, so each number is written here only.
+cpdef enum StorageMode:
     MODE_COMPLETE = 0   # dense columns, no unknown values
     MODE_SPARSE01 = 1   # 0/1 columns, no unknown values, rows given as lists of positive columns
     MODE_MISSING = 2    # dense columns with NaN = unknown (semi-supervised, missing targets)
+
+cpdef enum ErrorKind:   # an out-of-bag error block (the RF score, ``_forest``)
+    ERR_NUMERIC = 0     # a numeric column: squared error
+    ERR_NOMINAL = 1     # a nominal target's one-hot block: 0/1 error of its argmax
+    ERR_LABEL = 2       # a 0/1 label: 0/1 error of prototype >= 1/2
 
 cdef struct ClusterData:
     const double* C          # (n, K) row-major; unused in MODE_SPARSE01
@@ -35,8 +42,6 @@ cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) no
 cdef double stats_A2(const Stats* s, const ClusterData* cd) noexcept nogil
 cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
                  double* out) noexcept nogil
-cdef void sparse_move(Stats* M, const Stats* T, const ClusterData* cd, intp_t row, double w,
-                      double* A2O) noexcept nogil
 cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
                          double* est_out) noexcept nogil
 cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,
@@ -44,8 +49,8 @@ cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_
 
 
 # -- inline sweep kernels (used by the splitter's numeric sweep) ---------------------------
-# Same arithmetic, term for term and in the same order, as stats_add_row / gain /
-# sparse_move, so the trees are bit-identical; inlined so the per-row work has no call.
+# Same arithmetic, term for term and in the same order, as stats_add_row / gain, so the
+# trees are bit-identical; inlined so the per-row work has no call.
 
 cdef inline void add_dense(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
     """stats_add_row without s2, complete mode: row values y (K,)."""
@@ -90,7 +95,8 @@ cdef inline double gain_dense(const Stats* S, const Stats* T, const double* a,
 
 cdef inline void move_sparse(Stats* M, const Stats* T, const ClusterData* cd, intp_t row,
                              double w, double* A2O) noexcept nogil:
-    """sparse_move, inlined."""
+    """Move a sparse 0/1 row from the other side (T - M) to M, keeping both sides' sum
+    a_c s1_c^2 (M.A2 and A2O[0])."""
     cdef int64_t j
     cdef int32_t c
     cdef double oM, oO, a
