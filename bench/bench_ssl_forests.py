@@ -74,8 +74,10 @@ def _fold(entry: dict, labelled: int):
 
 def child(name: str, labelled: int, ensembles: list[str]) -> dict:
     """Time one (fold, L) of ``name`` with the frcli on sys.path; digests of the outputs."""
-    from frcli.engines.pct.scoring import forest_scores
-
+    try:                        # the engine's room before and after the PCT family package
+        from frcli.engines.pct.scoring import forest_scores
+    except ImportError:
+        from frcli.engines.forest import forest_scores
     import frcli._ext
 
     entry = _catalog()[name]
