@@ -87,7 +87,7 @@ def test_missing_mode_terms_of_the_dispatched_kernel_are_var_sels_bit_for_bit():
     """``gain_missing``'s terms come from a C kernel cloned for AVX2 (``_criterion.pxd``):
     they must equal the plain ``var_sel`` arithmetic bit for bit, on sums like a sweep's
     (integer weights, centred values, unknown-value counts below 2, empty sides)."""
-    from frcli._ext import _criterion
+    from frcli._ext.pct import _criterion
 
     rng = np.random.default_rng(7)
     for _ in range(300):
