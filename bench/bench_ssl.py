@@ -100,9 +100,9 @@ def _ssl_relief(repeat: int, study: list[str]) -> list[dict]:
         t_tuned, t_plain = [], []
         for _ in range(repeat):                                             # interleaved
             for fn, acc in ((tuned, t_tuned), (plain, t_plain)):
-                t0 = time.perf_counter()
+                t0 = time.process_time()    # CPU seconds (one job): load-robust
                 fn()
-                acc.append(time.perf_counter() - t0)
+                acc.append(time.process_time() - t0)
         res = tuned()[0]
         choice = res.meta.get("tuning", {})
         rows.append({"set": name, "tuned": min(t_tuned), "plain": min(t_plain),
@@ -179,7 +179,7 @@ def render(ssl: list[dict], uns: list[dict], repeat: int, argv: str,
                 "data: 15 influence pairs x k in {15, 20, 30} by internal 4-fold CV, "
                 "neighbours shared across the grid) against one untuned run "
                 f"(`influence=fixed neighbours=15`), in process, one job and one BLAS thread "
-                f"(as `frcli experiment` runs a ranking), best of {repeat}, taken "
+                f"(as `frcli experiment` runs a ranking), CPU time, best of {repeat}, taken "
                 "alternately. Goal: at most 3x. The study rows are one (fold, L) of P-DS / "
                 "P-ML: 9/10 of the rows, 200 of them labelled (seeded)."
                 + (f" Beside it the same ratio of {ref_name}, run in a child process just "
