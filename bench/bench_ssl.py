@@ -182,8 +182,8 @@ def render(ssl: list[dict], uns: list[dict], repeat: int, argv: str,
                 f"(as `frcli experiment` runs a ranking), CPU time, best of {repeat}, taken "
                 "alternately. Goal: at most 3x. The study rows are one (fold, L) of P-DS / "
                 "P-ML: 9/10 of the rows, 200 of them labelled (seeded)."
-                + (f" Beside it the same ratio of {ref_name}, run in a child process just "
-                   "before; the chosen setting and the ranking (every bit of the "
+                + (f" Beside it the same ratio of {ref_name}, run in a child process right "
+                   "after; the chosen setting and the ranking (every bit of the "
                    "importances) are the same in both builds (checked by the script)."
                    if has_ref else ""), "",
                 "| data | untuned (s) | tuned (s) | tuned / untuned |"
