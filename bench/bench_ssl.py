@@ -22,6 +22,8 @@ BASEHOCK, PCMAC and RELATHE (hours on a 2-core machine).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
 import subprocess
 import sys
@@ -36,6 +38,7 @@ from _common import write_block  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = ("BASEHOCK", "PCMAC", "RELATHE")
+STUDY = "mortgage,treasury,chess,pageblocks,pol"
 
 
 def _ssl_sets():
@@ -59,18 +62,37 @@ def _ssl_sets():
     return out
 
 
-def ssl_relief(repeat: int) -> list[dict]:
+def _study_sets(names: list[str]):
+    """(name, dataset): one (fold, L) of the P-DS / P-ML studies as the SSL forests' bench
+    makes it (9/10 of the rows, L = 200 labelled, seeded; ``bench_ssl_forests._fold``)."""
+    from bench_ssl_forests import _catalog, _fold
+
+    cat = _catalog()
+    out = []
+    for name in names:
+        ds = _fold(cat[name], 200)
+        out.append((f"{name} (one fold: {ds.n_examples} rows, 200 labelled)", ds))
+    return out
+
+
+def ssl_relief(repeat: int, study: list[str]) -> list[dict]:
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):        # one job, one BLAS thread (as `frcli experiment` runs)
-        return _ssl_relief(repeat)
+        return _ssl_relief(repeat, study)
 
 
-def _ssl_relief(repeat: int) -> list[dict]:
+def _digest(res) -> str:
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(res.importances).tobytes()).hexdigest()[:16]
+
+
+def _ssl_relief(repeat: int, study: list[str]) -> list[dict]:
     from frcli.rankers.registry import get_ranker
 
     rows = []
-    for name, ds in _ssl_sets():
+    for name, ds in _ssl_sets() + _study_sets(study):
         tuned = lambda: get_ranker("relief").rank(ds)                       # noqa: E731
         plain = lambda: get_ranker("relief").rank(                          # noqa: E731
             ds, {"influence": "fixed", "neighbours": 15})
@@ -78,12 +100,15 @@ def _ssl_relief(repeat: int) -> list[dict]:
         t_tuned, t_plain = [], []
         for _ in range(repeat):                                             # interleaved
             for fn, acc in ((tuned, t_tuned), (plain, t_plain)):
-                t0 = time.perf_counter()
+                t0 = time.process_time()    # CPU seconds (one job): load-robust
                 fn()
-                acc.append(time.perf_counter() - t0)
-        choice = tuned()[0].meta.get("tuning", {})
+                acc.append(time.process_time() - t0)
+        res = tuned()[0]
+        choice = res.meta.get("tuning", {})
         rows.append({"set": name, "tuned": min(t_tuned), "plain": min(t_plain),
-                     "ratio": min(t_tuned) / min(t_plain), "choice": choice})
+                     "ratio": min(t_tuned) / min(t_plain),
+                     "choice": {k: choice.get(k) for k in ("influence", "neighbours")},
+                     "digest": _digest(res)})
         print(rows[-1], flush=True)
     return rows
 
@@ -125,6 +150,16 @@ def _puns(sets: list[str]) -> list[dict]:
     return rows
 
 
+def _reference_relief(ref: str, repeat: int, study: list[str]) -> list[dict]:
+    """The SSL-Relief rows of the reference build, run in a child process."""
+    env = dict(os.environ, PYTHONPATH=str(Path(ref).resolve()), OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child-relief",
+                        "--repeat", str(repeat), "--ssl-study", ",".join(study)],
+                       env=env, capture_output=True, text=True, check=True, cwd="/tmp")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def _commit() -> str:
     p = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                        text=True)
@@ -132,27 +167,36 @@ def _commit() -> str:
 
 
 def render(ssl: list[dict], uns: list[dict], repeat: int, argv: str,
-           all_sets: list[str]) -> str:
+           all_sets: list[str], ref_name: str = "") -> str:
     with open("/proc/loadavg") as fh:
         load = fh.read().split()[0]
     out = [f"`python bench/bench_ssl.py {argv}` (`make bench-ssl`) at commit {_commit()}, "
            f"{platform.processor() or platform.machine()}, load average {load} when it "
            "ended (a shared machine: ratios, not seconds, carry over).", ""]
     if ssl:
+        has_ref = all("ref" in r for r in ssl)
         out += ["**SSL-Relief tuning** (`influence=auto`, the default on semi-supervised "
                 "data: 15 influence pairs x k in {15, 20, 30} by internal 4-fold CV, "
                 "neighbours shared across the grid) against one untuned run "
                 f"(`influence=fixed neighbours=15`), in process, one job and one BLAS thread "
-                f"(as `frcli experiment` runs a ranking), best of {repeat}, taken "
-                "alternately. Goal: at most 3x.", "",
-                "| data | untuned (s) | tuned (s) | tuned / untuned | chosen (w0, w1), k |",
-                "|---|---|---|---|---|"]
+                f"(as `frcli experiment` runs a ranking), CPU time, best of {repeat}, taken "
+                "alternately. Goal: at most 3x. The study rows are one (fold, L) of P-DS / "
+                "P-ML: 9/10 of the rows, 200 of them labelled (seeded)."
+                + (f" Beside it the same ratio of {ref_name}, run in a child process right "
+                   "after; the chosen setting and the ranking (every bit of the "
+                   "importances) are the same in both builds (checked by the script)."
+                   if has_ref else ""), "",
+                "| data | untuned (s) | tuned (s) | tuned / untuned |"
+                + (" reference: tuned / untuned |" if has_ref else "")
+                + " chosen (w0, w1), k |",
+                "|---|---|---|---|" + ("---|" if has_ref else "") + "---|"]
         for r in ssl:
             c = r["choice"]
             w = c.get("influence") or ["?", "?"]
             ch = f"({w[0]}, {w[1]}), {c.get('neighbours', '?')}" if c else "–"
+            refc = f" {r['ref']['ratio']:.2f}x |" if has_ref else ""
             out.append(f"| {r['set']} | {r['plain']:.3f} | {r['tuned']:.3f} | "
-                       f"{r['ratio']:.2f}x | {ch} |")
+                       f"{r['ratio']:.2f}x |{refc} {ch} |")
         met = [r for r in ssl if r["ratio"] <= 3]
         out += ["", f"The goal (3x) is met on {len(met)} of {len(ssl)} sets. The tuned run "
                 "searches every row's 30 nearest rows (each row's nearest labelled row per "
@@ -200,18 +244,43 @@ def main() -> int:
     ap.add_argument("--no-puns", action="store_true")
     ap.add_argument("--no-ssl", action="store_true")
     ap.add_argument("--no-write", action="store_true", help="print, do not update the doc")
+    ap.add_argument("--ssl-study", default=STUDY,
+                    help="P-DS / P-ML sets whose (fold, L = 200) SSL-Relief also times")
+    ap.add_argument("--reference", help="a checkout whose frcli is the reference build "
+                    "(frcli/_ext -> ../ext linked): its SSL-Relief times beside ours, and "
+                    "the same choices and rankings checked")
+    ap.add_argument("--reference-name", default="the reference build")
+    ap.add_argument("--child-relief", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     from frcli.experiment.config import load_config
 
     names = [d.name for d in load_config(ROOT / "configs" / "unsupervised.yaml").datasets]
     sets = names if a.sets == "all" else \
         [n for n in names if n not in TEXT] if a.sets == "default" else a.sets.split(",")
-    ssl = [] if a.no_ssl else ssl_relief(a.repeat)
+    study = [x for x in a.ssl_study.split(",") if x]
+    if a.child_relief:
+        print(json.dumps(ssl_relief(a.repeat, study)))
+        return 0
+    ssl = [] if a.no_ssl else ssl_relief(a.repeat, study)
+    if ssl and a.reference:
+        ref = _reference_relief(a.reference, a.repeat, study)
+        for r, o in zip(ssl, ref):
+            if (r["set"], r["choice"], r["digest"]) != (o["set"], o["choice"], o["digest"]):
+                print(f"DIFFERENT outputs: SSL-Relief on {r['set']}: {o['choice']} "
+                      f"-> {r['choice']}", file=sys.stderr)
+                return 1
+            r["ref"] = o
     uns = [] if a.no_puns else puns(sets)
-    text = render(ssl, uns, a.repeat, " ".join(sys.argv[1:]), names)
-    print(text)
-    if not a.no_write:
-        write_block("## Semi-supervised and unsupervised", "bench-ssl", text)
+    argv = " ".join("DIR" if x.startswith("/") else x for x in sys.argv[1:])
+    # one block per part, so that either can be measured again alone
+    for part, rows, block in (("ssl", ssl, "bench-ssl-relief"), ("uns", uns, "bench-ssl")):
+        if not rows:
+            continue
+        text = render(rows if part == "ssl" else [], rows if part == "uns" else [],
+                      a.repeat, argv, names, a.reference_name)
+        print(text)
+        if not a.no_write:
+            write_block("## Semi-supervised and unsupervised", block, text)
     return 0
 
 

@@ -244,3 +244,16 @@ def test_cli_semi_supervised_relief_reports_the_tuning(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["meta"]["variant"] in ("ssl", "rrelieff")
     assert out["params"]["influence"] == "auto" and "tuning" in out["meta"]
+
+
+@pytest.mark.parametrize("levels", [2, 5, 1000])
+def test_criterion_neighbours_are_the_k_smallest_lower_column_first(levels):
+    """The criterion kNN's selection (``_nearest``) against a full sort by (value, column),
+    with many ties straddling the k-th value (few levels) and none (continuous)."""
+    rng = np.random.default_rng(levels)
+    for _ in range(200):
+        n = int(rng.integers(2, 80))
+        k = int(rng.integers(1, n))
+        D = np.floor(rng.random((int(rng.integers(1, 30)), n)) * levels)
+        ref = np.lexsort((np.broadcast_to(np.arange(n), D.shape), D), axis=-1)[:, :k]
+        assert np.array_equal(RT._nearest(D, k), ref)

@@ -81,3 +81,31 @@ def test_integer_sums_is_on_where_it_should_be():
     assert _forest.integer_sums(C, 10)
     assert not _forest.integer_sums(C + 0.5, 10)
     assert not _forest.integer_sums(C * 2.0 ** 30, 2 ** 10)      # y^2 sums beyond 2^52
+
+
+def test_missing_mode_terms_of_the_dispatched_kernel_are_var_sels_bit_for_bit():
+    """``gain_missing``'s terms come from a C kernel cloned for AVX2 (``_criterion.pxd``):
+    they must equal the plain ``var_sel`` arithmetic bit for bit, on sums like a sweep's
+    (integer weights, centred values, unknown-value counts below 2, empty sides)."""
+    from frcli._ext.pct import _criterion
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        K = int(rng.integers(1, 90))
+        y = rng.normal(size=(40, K)) * rng.choice([1e-3, 1.0, 1e3], K)
+        y[rng.random(y.shape) < 0.6] = np.nan
+        w = rng.integers(0, 4, 40).astype(float)
+        cut = int(rng.integers(0, 41))
+
+        def sums(rows):
+            k = np.where(np.isnan(y[rows]), 0.0, y[rows])
+            ww = w[rows, None]
+            return ((ww * k).sum(0), (ww * k * k).sum(0),
+                    (ww * ~np.isnan(y[rows])).sum(0), float(w[rows].sum()))
+        s1, s2, nk, WS = sums(slice(0, cut))
+        t1, t2, tk, WT = sums(slice(0, 40))
+        a, est = rng.random(K), rng.random(K)
+        TQ = rng.random(K) * WT
+        fast, plain = _criterion._gain_missing_terms_check(a, TQ, est, s1, s2, nk, t1, t2, tk,
+                                                           WS, WT - WS)
+        assert np.array_equal(fast.view(np.uint64), plain.view(np.uint64))

@@ -170,3 +170,27 @@ cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_
             out[c] = s.s1[c] / s.nk[c] if s.nk[c] > 0.0 else parent_proto[c]
         else:
             out[c] = s.s1[c] / s.W if s.W > 0.0 else parent_proto[c]
+
+
+def _gain_missing_terms_check(const double[::1] a, const double[::1] TQ,
+                              const double[::1] est, const double[::1] s1,
+                              const double[::1] s2, const double[::1] nk,
+                              const double[::1] t1, const double[::1] t2,
+                              const double[::1] tk, double WS, double WO):
+    """Test hook: the terms of ``gain_missing`` from the dispatched C kernel and from
+    ``var_sel`` in plain Cython, (K,) each; they must agree bit for bit."""
+    import numpy as np
+
+    cdef intp_t K = a.shape[0], c
+    fast = np.empty(K)
+    plain = np.empty(K)
+    cdef double[::1] f = fast
+    cdef double[::1] p = plain
+    if K == 0:
+        return fast, plain
+    frcli_gain_missing_terms(&f[0], &a[0], &TQ[0], &est[0], &s1[0], &s2[0], &nk[0], &t1[0],
+                             &t2[0], &tk[0], WS, WO, K)
+    for c in range(K):
+        p[c] = a[c] * (TQ[c] - WS * var_sel(s1[c], s2[c], nk[c], WS, est[c])
+                       - WO * var_sel(t1[c] - s1[c], t2[c] - s2[c], tk[c] - nk[c], WO, est[c]))
+    return fast, plain
