@@ -648,7 +648,10 @@ def run(jobs: int = 2, only: str | None = None, log=None) -> dict[str, Any]:
                 name, res = _worker(w)
                 results[name] = res
         else:
-            with mp.get_context("fork").Pool(jobs, maxtasksperchild=8) as pool:
+            # forkserver, not fork: the caller may hold threads (a test session's dask or
+            # tqdm threads), and a pool forked from a threaded process, which replaces its
+            # workers from a thread, can hang on a lock copied in its held state
+            with mp.get_context("forkserver").Pool(jobs, maxtasksperchild=8) as pool:
                 for name, res in pool.imap_unordered(_worker, work):
                     results[name] = res
                     if log:
