@@ -276,7 +276,9 @@ _FOREST_VARIANTS = {
 _FOREST_EXTRA = {   # (methods, settings)
     "mtr": [(("genie3-rf", "genie3-rf-str"), {"genie3_missing": "known"}),
             (("genie3-rf", "symbolic-rf", "rf-rf"), {"ties": "random"}),
-            (("rf-rf", "rf-bagging"), {"rf_variant": "clus", "ties": "share"})],
+            (("rf-rf", "rf-bagging"), {"rf_variant": "clus", "ties": "share"}),
+            (("rf-rf", "rf-bagging", "rf-rf-str", "rf-bagging-str"),
+             {"rf_variant": "clus", "ties": "first"})],
     "hmlc": [(("symbolic-rf", "symbolic-bagging"), {"min_leaf": "auto",
                                                      "symbolic_weight": "dynamic"}),
              (("symbolic-et",), {"min_leaf": "auto", "symbolic_weight": "dynamic",
