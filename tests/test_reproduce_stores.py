@@ -195,11 +195,11 @@ def test_an_interrupted_run_persists_what_it_did(tmp_path, monkeypatch):
     real = executor.run_task
     calls = []
 
-    def stop_after_one(task, threads=1):
+    def stop_after_one(task, *args, **kwargs):
         if calls:
             raise KeyboardInterrupt
         calls.append(task)
-        return real(task, threads)
+        return real(task, *args, **kwargs)
 
     monkeypatch.setattr(executor, "run_task", stop_after_one)
     with pytest.raises(KeyboardInterrupt):
