@@ -286,22 +286,33 @@ cdef inline double _sweep_begin(Splitter* sp, const Stats* T) noexcept nogil:
     return 0.0
 
 
-cdef inline bint _try_cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
-                          double A2O, double A2T, double lo, double hi,
-                          bint moving_left) noexcept nogil:
-    """Score the threshold between lo and hi with sp.mov holding the moving side; False when
-    the other side has fallen below min_leaf (the sweep stops)."""
+cdef inline int _cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f, double A2O,
+                     double A2T, bint moving_left) noexcept nogil:
+    """Score the cut with sp.mov holding the moving side: -1 when the other side has fallen
+    below min_leaf (the sweep stops), 1 when it is recorded as the best (its threshold left
+    for the caller, which reads values only then), 0 otherwise."""
     cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, h
     if WO < sp.min_leaf:
-        return False
+        return -1
     if WM >= sp.min_leaf:
         h = _sweep_h(sp, T, A2O, A2T)
         if _better(best, h):
             if moving_left:
-                _record(best, f, h, _split_value(lo, hi), WM, WO, WO / T.W)
+                _record(best, f, h, 0.0, WM, WO, WO / T.W)
             else:
-                _record(best, f, h, _split_value(lo, hi), WO, WM, WM / T.W)
-    return True
+                _record(best, f, h, 0.0, WO, WM, WM / T.W)
+            return 1
+    return 0
+
+
+cdef inline bint _try_cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
+                          double A2O, double A2T, double lo, double hi,
+                          bint moving_left) noexcept nogil:
+    """``_cut`` at the threshold between lo and hi; False when the sweep stops."""
+    cdef int r = _cut(sp, T, best, f, A2O, A2T, moving_left)
+    if r == 1:
+        best.threshold = _split_value(lo, hi)
+    return r >= 0
 
 
 cdef void _clus_tie_order(Splitter* sp, const double* wt, intp_t m, intp_t r0) noexcept nogil:
@@ -334,21 +345,29 @@ cdef void _clus_tie_order(Splitter* sp, const double* wt, intp_t m, intp_t r0) n
         a = b
 
 
+cdef inline void _list_threshold(SplitRecord* best, const double* col, const int32_t* L,
+                                 intp_t jbest) noexcept nogil:
+    """The recorded cut's value, read once for the last recorded cut only."""
+    if jbest > 0:
+        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
+        best.cut = jbest
+
+
 cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
                          SplitRecord* best) noexcept nogil:
     """_best_numeric for a presorted feature with no two equal values in the data: the
     node's rows come from its list in strictly ascending value order, so no gather, no tie
     check, every position is a candidate and a value is read only when a test is recorded.
     The same candidates, sums and order as the gathered sweep."""
-    cdef const ClusterData* cd = sp.cd
     cdef const Presort* ps = sp.ps
     cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
     cdef const double* col = sp.Xt + f * sp.n
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
     cdef intp_t m = end - start, j, jbest = 0
-    cdef double A2T = 0.0, A2O = 0.0, WM, WO, h
+    cdef double A2T = 0.0, A2O = 0.0
     cdef int32_t r
+    cdef int c
     if m < 2 or T.W < 2.0 * sp.min_leaf:
         return
     A2T = _sweep_begin(sp, T)
@@ -357,19 +376,13 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     while j >= 1:
         r = L[j]
         _move(sp, T, r, wrow[r], &A2O)
-        WM = sp.mov.W
-        WO = T.W - WM
-        if WO < sp.min_leaf:
+        c = _cut(sp, T, best, f, A2O, A2T, False)
+        if c < 0:
             break
-        if WM >= sp.min_leaf:
-            h = _sweep_h(sp, T, A2O, A2T)
-            if _better(best, h):
-                _record(best, f, h, 0.0, WO, WM, WM / T.W)
-                jbest = j
+        if c == 1:
+            jbest = j
         j -= 1
-    if jbest > 0:           # the value is read once, for the last recorded cut only
-        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
-        best.cut = jbest
+    _list_threshold(best, col, L, jbest)
 
 
 cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
@@ -390,8 +403,9 @@ cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
     cdef intp_t m = end - start, j, jbest = 0
-    cdef double A2T = 0.0, A2O = 0.0, WM, WO, h
+    cdef double A2T = 0.0, A2O = 0.0
     cdef int32_t r, rmin, rhi, rlo
+    cdef int c
     if m < 2:
         return
     rmin = R[0]
@@ -406,22 +420,14 @@ cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
         _move(sp, T, r, wrow[r], &A2O)
         rlo = R[j - 1]
         if rlo != rhi:
-            WM = sp.mov.W
-            WO = T.W - WM
-            if WO < sp.min_leaf:
-                break
-            if WM >= sp.min_leaf:
-                h = _sweep_h(sp, T, A2O, A2T)
-                if _better(best, h):
-                    _record(best, f, h, 0.0, WO, WM, WM / T.W)
-                    jbest = j
-            if rlo == rmin:
+            c = _cut(sp, T, best, f, A2O, A2T, False)
+            if c == 1:
+                jbest = j
+            if c < 0 or rlo == rmin:
                 break
             rhi = rlo
         j -= 1
-    if jbest > 0:           # the value is read once, for the last recorded cut only
-        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
-        best.cut = jbest
+    _list_threshold(best, col, L, jbest)
 
 
 cdef void _sweep_counts(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
