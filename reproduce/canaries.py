@@ -283,7 +283,11 @@ _FOREST_EXTRA = {   # (methods, settings)
                                                      "symbolic_weight": "dynamic"}),
              (("symbolic-et",), {"min_leaf": "auto", "symbolic_weight": "dynamic",
                                  "max_features": "sqrt"}),
-             (("genie3-et", "rf-et"), {"min_leaf": "auto", "max_features": "sqrt"})],
+             (("genie3-et", "rf-et"), {"min_leaf": "auto", "max_features": "sqrt"}),
+             # the footnote's extra trees that test every feature at each node
+             (("symbolic-et",), {"min_leaf": "auto", "symbolic_weight": "dynamic",
+                                 "max_features": "all"}),
+             (("genie3-et",), {"min_leaf": "auto", "max_features": "all"})],
 }
 
 
@@ -388,6 +392,9 @@ def suite() -> list[Canary]:
                                                       "max_features": 0.6, "max_depth": 3}}]
     rel += [{"method": "symbolic-rf", "params": {**RELATIONAL, "trees": 3}},
             {"method": "symbolic-tree", "params": dict(RELATIONAL)}]
+    # the Mars Express pipeline end to end on a two-week simulated mission: simulator, reader,
+    # feature builder, the three model families, group shares, FUJI and 8b's protocol
+    out.append(Canary("mex/pipeline", "mtr", "plain", (), (), role="mex"))
     out.append(Canary("relational/plain", "relational", "plain", _sets("relational", "plain"),
                       tuple(rel), protocol={"type": "cv", "folds": 3, "seed": 0},
                       evaluation={"measures": ["accuracy"]}))
@@ -499,6 +506,8 @@ def expected_paths(c: Canary, data: dict[str, dict] | None = None) -> set[str]:
 
     if c.role == "tree":
         return {tree_path(c.task, c.kind, c.tree)}
+    if c.role == "mex":
+        return {MEX_PATH}
     if c.role == "eval":
         cfg = parse_config(c.config(data or _fake_data()), c.name)
         return {eval_path(c.task, c.kind, cfg.protocol.definition(), cfg.evaluation.to_dict(),
@@ -555,6 +564,38 @@ def _run_trees(c: Canary, data: dict[str, dict]) -> dict[str, list[tuple[str, st
     return {tree_path(c.task, c.kind, c.tree): runs}
 
 
+MEX_PATH = "mex:pipeline:features=all"
+# the study's settings, scaled down: every Δt-independent step runs once, at one Δt
+MEX = {"simulate": {"years": 0.01, "seed": 0}, "features": "all", "dt": [30],
+       "test_from": None, "fractions": {}, "rankings": {"dt": 30}, "gyroless": {"dt": 30},
+       "models": {"g-rf": {"trees": 2}, "l-rf": {"trees": 2}, "boost": {"trees": 2}}}
+# what a summary holds besides results: clocks, and what is decided from clocks
+_MEX_CLOCKS = {"seconds", "seconds_per_target", "estimated_seconds", "front", "output"}
+
+
+def _numbers(obj: Any) -> Any:
+    """``obj`` without its clock readings, floats as their exact bits."""
+    if isinstance(obj, dict):
+        return {str(k): _numbers(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))
+                if k not in _MEX_CLOCKS}
+    if isinstance(obj, (list, tuple)):
+        return [_numbers(v) for v in obj]
+    if isinstance(obj, float):
+        return obj.hex()
+    return obj
+
+
+def _run_mex(folder: str) -> dict[str, list[tuple[str, str]]]:
+    from frcli.mex.pipeline import load_config, run
+
+    work = Path(folder)
+    cfg = load_config(ROOT / "configs" / "mex.yaml",
+                      {**MEX, "raw": str(work / "raw"), "output": str(work / "out")})
+    summary = run(cfg)
+    text = json.dumps(_numbers(summary), sort_keys=True)
+    return {MEX_PATH: [("pipeline", hashlib.sha256(text.encode()).hexdigest())]}
+
+
 def run_canary(c: Canary, data: dict[str, dict], folder: str) -> dict[str, Any]:
     """{path: [(run key, digest)]}, seconds, and errors of one canary."""
     from frcli.experiment.config import parse_config
@@ -563,6 +604,8 @@ def run_canary(c: Canary, data: dict[str, dict], folder: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     if c.role == "tree":
         return {"runs": _run_trees(c, data), "seconds": time.perf_counter() - t0, "errors": []}
+    if c.role == "mex":
+        return {"runs": _run_mex(folder), "seconds": time.perf_counter() - t0, "errors": []}
     cfg = parse_config(c.config(data), f"canary {c.name}")
     runs: dict[str, list[tuple[str, str]]] = {}
     errors: list[str] = []
@@ -676,7 +719,7 @@ def run(jobs: int = 2, only: str | None = None, log=None) -> dict[str, Any]:
             "wall_s": round(time.perf_counter() - t0, 1), "errors": errors}
 
 
-_COST = {"relational": 9, "reliefe": 8, "forest": 3, "relief": 2}
+_COST = {"relational": 9, "reliefe": 8, "mex": 5, "forest": 3, "relief": 2}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -105,4 +105,4 @@ def render(stores) -> str:
 
 STUDY = Study(name="hmlc-et", title="HMLC paper: extra trees with sqrt(F) or F features "
               "(footnote, T:5757-5762)", configs=(MAIN, ET_ALL), render=render, order=32,
-              draft=True)
+              )

@@ -215,4 +215,4 @@ def render(stores) -> str:
 
 STUDY = Study(name="reliefe-extra", title="ReliefE paper: FUJI (Figs. 11-12), time by phase, "
               "ablations", configs=(SUBSET["mcc"], SUBSET["mlc"], NO_PRMS), render=render,
-              order=46, draft=True)
+              order=46)
