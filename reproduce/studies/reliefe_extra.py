@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 
 import numpy as np
 import pandas as pd
@@ -33,17 +32,12 @@ PHASES = (("dimension estimate", ("input_embedding", "dimension_s")),
 
 
 def _metas(view) -> pd.DataFrame:
-    """One row per current run of ``view``: dataset, split, method, params, meta (dict)."""
-    con = sqlite3.connect(f"file:{view.dir / 'results.sqlite'}?mode=ro", uri=True)
-    try:
-        rows = con.execute(
-            "SELECT r.dataset, r.split, r.method, r.params, g.meta FROM runs r JOIN rankings g "
-            "USING (run_id) JOIN current c USING (dataset, split, labeled, method, params) "
-            "ORDER BY r.dataset, r.split, r.method, r.params").fetchall()
-    finally:
-        con.close()
-    return pd.DataFrame([(d, s, m, p, json.loads(x) if x else {}) for d, s, m, p, x in rows],
-                        columns=["dataset", "split", "method", "params", "meta"])
+    """One row per current run of ``view``: dataset, split, method, params, meta (dict); read
+    through the view, so a persisted store serves as well as a working one."""
+    rows = [(r.dataset, int(r.split), r.method, r.params,
+             view.meta(r.dataset, int(r.split), r.method, r.params, 0) or {})
+            for r in view.runs.itertuples()]
+    return pd.DataFrame(rows, columns=["dataset", "split", "method", "params", "meta"])
 
 
 def _labelled(view, namer) -> pd.DataFrame:
