@@ -31,12 +31,13 @@ PHASES = (("dimension estimate", ("input_embedding", "dimension_s")),
           ("other (preparation)", ("timings", "prepare_s")))
 
 
-def _metas(view) -> pd.DataFrame:
-    """One row per current run of ``view``: dataset, split, method, params, meta (dict); read
-    through the view, so a persisted store serves as well as a working one."""
+def _metas(view, method: str) -> pd.DataFrame:
+    """One row per current run of ``method`` in ``view``: dataset, split, method, params, meta
+    (dict); read through the view, so a persisted store (which keeps the meta of the runs a
+    render reads) serves as well as a working one."""
     rows = [(r.dataset, int(r.split), r.method, r.params,
              view.meta(r.dataset, int(r.split), r.method, r.params, 0) or {})
-            for r in view.runs.itertuples()]
+            for r in view.runs.itertuples() if r.method == method]
     return pd.DataFrame(rows, columns=["dataset", "split", "method", "params", "meta"])
 
 
@@ -76,8 +77,7 @@ def phases(view) -> tuple[list[list[str]], dict, dict]:
     """Rows: ReliefE variant, median seconds per phase over the data sets' runs (the first
     run of a process also compiles UMAP's kernels, hence medians); the intrinsic dimensions
     estimated per data set; {variant: {phase: median seconds}}."""
-    mt = _metas(view)
-    mt = mt[mt["method"] == "reliefe"]
+    mt = _metas(view, "reliefe")
     rows, dims, secs = [], {}, {}
     for p, part in mt.groupby("params", sort=True):
         name = mcc_name("reliefe", md.params(p))
