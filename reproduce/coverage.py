@@ -141,6 +141,8 @@ def data_line(study, cfgs=None) -> str:
     """'**Data sets.** ...': what runs of what ../shared holds, the paper's number, and every
     left-out set by name (per config too, when the configs run different sets)."""
     d = data_sets(study, cfgs)
+    if not d["shared"] and not study.configs:
+        return ""                    # no data set at all (a rule, an index, a simulation)
     paper = f" (the paper has {d['paper']})" if d["paper"] else ""
     if getattr(study, "universe", None) is not None or not study.configs:
         k = len(d["shared"])
@@ -373,7 +375,7 @@ def section_note(study, stores=None, rec: Recorder | None = None,
     """The generated lines every section ends with (``cost``: what the left-out sets would
     cost, ``framework.left_out_cost``)."""
     cfgs = [v.config for v in stores.values()] if stores is not None and len(stores) else None
-    lines = [data_line(study, cfgs)]
+    lines = [ln for ln in [data_line(study, cfgs)] if ln]
     if cost is not None:
         lines.append(cost_line(study.name, cost))
     if rec is not None:

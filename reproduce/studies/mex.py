@@ -44,9 +44,22 @@ def compute(stores) -> None:
     from frcli.mex.pipeline import run
 
     cfg = _config(stores)
-    if (cfg.output / "summary.json").exists():
-        return
-    run(cfg, log=lambda m: print(f"  [mex] {m}", file=sys.stderr, flush=True))
+    if not (cfg.output / "summary.json").exists():
+        run(cfg, log=lambda m: print(f"  [mex] {m}", file=sys.stderr, flush=True))
+    _keep_only(cfg, (cfg.output / "summary.json", cfg.raw / "simulation.json"))
+
+
+def _keep_only(cfg, keep) -> None:
+    """Drop the mission, its built tables and the per-model files (tens of MB, which the
+    run rebuilds from its seed): the section renders from the summary and the planted
+    truth alone, and committed store files stay small."""
+    keep = {p.resolve() for p in keep}
+    for root in (cfg.output, cfg.raw):
+        for p in sorted(root.rglob("*"), reverse=True):
+            if p.is_file() and p.resolve() not in keep:
+                p.unlink()
+            elif p.is_dir() and not any(p.iterdir()):
+                p.rmdir()
 
 
 def _summary(stores) -> dict:
