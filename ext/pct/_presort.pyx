@@ -119,7 +119,7 @@ import numpy as np
 
 def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat):
     """The numeric features without missing values that hold at most 256 values, for
-    ``_splitter._sweep_counts``: (cslot (F,) int32: row of the tables, -1 none, -2 a single
+    ``_splitter._sweep_values``: (cslot (F,) int32: row of the tables, -1 none, -2 a single
     value in the data; codes (nc, n) uint8: each row's value index; values (nc, 256)
     float64: the values, ascending), or None when no feature qualifies."""
     cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f

@@ -113,7 +113,9 @@ cdef struct Splitter:
     const int32_t* cslot     # (F,) row of ccodes of feature f; -1: none; -2: constant in the data
     const uint8_t* ccodes    # (nc, n) each row's value index
     const double* cvals      # (nc, 256) the values, ascending
-    double* cbin             # (256 (K + 1)): per value W, then s1 (K each); W zero between uses
+    double* cbin             # (256 (K + 1)): per value W, then s1 (K each)
+    intp_t* cseg             # (5 * 256) rows per value, each value's segment end in the sweep
+                             # order, three more counts (``_sweep_values``); zero between uses
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,

@@ -150,13 +150,19 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.tie_seen)
     free(sp.alt_cats)
     free(sp.cbin)
+    free(sp.cseg)
 
 
 cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
                      const double* cvals) noexcept nogil:
-    """Enable ``_sweep_counts`` (tables from ``_presort.count_plan``); -1: it stays off."""
+    """Enable ``_sweep_values`` (tables from ``_presort.count_plan``); -1: it stays off."""
     sp.cbin = <double*>calloc(256 * (sp.cd.K + 1), sizeof(double))
-    if sp.cbin == NULL:
+    sp.cseg = <intp_t*>calloc(5 * 256, sizeof(intp_t))
+    if sp.cbin == NULL or sp.cseg == NULL:
+        free(sp.cbin)
+        free(sp.cseg)
+        sp.cbin = NULL
+        sp.cseg = NULL
         return -1
     sp.cslot = cslot
     sp.ccodes = ccodes
@@ -430,66 +436,131 @@ cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
     _list_threshold(best, col, L, jbest)
 
 
-cdef void _sweep_counts(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
-    """_best_numeric for a feature with at most 256 values (complete mode, weights = bag
-    counts): one pass sums each value's rows (W and s1), then the sweep moves whole values
-    from the largest down and tries the cut below each, stopping at the minimum's: the cuts
-    and their order of the row sweep, and the same weights (integer counts, exact in any
-    order); the clustering sums are added per value, which may change their last bits (h by
-    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h* in
-    node order). No sort, no list: O(node rows + values)."""
+    """_best_numeric for a feature with at most 256 values in the data (complete mode): the
+    node's rows are counted per value, then the sweep moves whole values from the largest
+    down and tries the cut below each, stopping at the minimum's: the cuts and their order
+    of the row sweep, without a sort. O(node rows + values).
+
+    The weights are those of the row sweep: per value (integer bag counts: exact in any
+    order) or, when the node holds fractional copies of rows (below a test with missing
+    values), summed row by row in the gathered sweep's order (values descending, each
+    value's rows in node order, as ``_clus_tie_order`` orders a sorted node), which a
+    counting sort of the value codes gives. The clustering sums are added per value, and the
+    most common value's are the node's minus the others' (a capped or sparse feature's rows
+    mostly hold one value: they are never summed), which may change their last bits (h by
+    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h*
+    in node order). The minimum's rows are never moved, so its sums are needed only when it
+    is not the most common value."""
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t K = cd.K, p, b, c, bmin = 256, bmax = -1, lo
+    cdef intp_t K = cd.K, p, b, c, q, j, lo, d, bmin = 255, bmax = 0
     cdef const uint8_t* code = sp.ccodes + sp.cslot[f] * sp.n
     cdef const double* vals = sp.cvals + sp.cslot[f] * 256
+    cdef intp_t* cnt = sp.cseg
+    cdef intp_t* cend = sp.cseg + 256
     cdef double* BW = sp.cbin
     cdef double* BS = sp.cbin + 256
     cdef double* bs
+    cdef double* ms = sp.mov.s1
     cdef const double* y
     cdef const Stats* T = &sp.tot
-    cdef double w
+    cdef int32_t* pos = sp.pos
+    cdef bint by_row = not sp.exact_w
+    cdef double w, s
     cdef int32_t r
-    if T.W < 2.0 * sp.min_leaf:
-        return
-    for p in range(start, end):
-        r = idx[p]
-        b = code[r]
-        if b == 0:
-            # the data's minimum is the node's minimum where present, and the sweep never
-            # moves the minimum's rows: only its presence is needed (sparse counts: most rows)
-            BW[0] = 1.0
-            bmin = 0
-            continue
-        w = wt[p]
-        bs = BS + b * K
-        if BW[b] == 0.0:
-            memset(bs, 0, K * sizeof(double))
-            if b < bmin:
-                bmin = b
-            if b > bmax:
-                bmax = b
-        BW[b] += w
-        y = cd.C + r * K
-        for c in range(K):
-            bs[c] += w * y[c]
-    if bmin < bmax:
+    cdef intp_t* c1 = sp.cseg + 512
+    cdef intp_t* c2 = sp.cseg + 768
+    cdef intp_t* c3 = sp.cseg + 1024
+    cdef intp_t b1, b2, b3, m = end - start
+    # the node's codes, read once from the scattered rows (srow is free on this path and
+    # holds m int32, which is 4 m bytes)
+    cdef uint8_t* nc = <uint8_t*>sp.srow
+    p = 0
+    while p + 4 <= m:           # four counts, so that equal values in a row do not wait on
+        b = code[idx[start + p]]        # each other's increment
+        b1 = code[idx[start + p + 1]]
+        b2 = code[idx[start + p + 2]]
+        b3 = code[idx[start + p + 3]]
+        nc[p] = <uint8_t>b
+        nc[p + 1] = <uint8_t>b1
+        nc[p + 2] = <uint8_t>b2
+        nc[p + 3] = <uint8_t>b3
+        cnt[b] += 1
+        c1[b1] += 1
+        c2[b2] += 1
+        c3[b3] += 1
+        bmin = min(bmin, min(min(b, b1), min(b2, b3)))
+        bmax = max(bmax, max(max(b, b1), max(b2, b3)))
+        p += 4
+    while p < m:
+        b = code[idx[start + p]]
+        nc[p] = <uint8_t>b
+        cnt[b] += 1
+        bmin = min(bmin, b)
+        bmax = max(bmax, b)
+        p += 1
+    for b in range(bmin, bmax + 1):
+        cnt[b] += c1[b] + c2[b] + c3[b]
+        c1[b] = c2[b] = c3[b] = 0
+    if bmin < bmax and T.W >= 2.0 * sp.min_leaf:
+        d = bmin
+        for b in range(bmin + 1, bmax + 1):
+            if cnt[b] > cnt[d]:
+                d = b
+        for b in range(bmin, bmax + 1):
+            BW[b] = 0.0
+            if cnt[b] > 0 and b != d:
+                memset(BS + b * K, 0, K * sizeof(double))
+        if by_row:          # the sweep's order: values descending, the minimum's rows left out
+            q = 0
+            for b in range(bmax, bmin, -1):
+                cend[b] = q
+                q += cnt[b]
+        for p in range(start, end):
+            r = idx[p]
+            b = nc[p - start]
+            w = wt[p]
+            if by_row:
+                if b != bmin:
+                    pos[cend[b]] = <int32_t>p
+                    cend[b] += 1
+            else:
+                BW[b] += w
+            if b != d:
+                bs = BS + b * K
+                y = cd.C + r * K
+                for c in range(K):
+                    bs[c] += w * y[c]
         _sweep_begin(sp, T)
+        j = 0
         b = bmax
         while True:
-            sp.mov.W += BW[b]
-            bs = BS + b * K
-            for c in range(K):
-                sp.mov.s1[c] += bs[c]
+            if by_row:
+                while j < cend[b]:
+                    sp.mov.W += wt[pos[j]]
+                    j += 1
+            else:
+                sp.mov.W += BW[b]
+            if b == d:      # the moving side is the node less the values below
+                for c in range(K):
+                    s = T.s1[c]
+                    for q in range(bmin, d):
+                        if cnt[q] > 0:
+                            s -= BS[q * K + c]
+                    ms[c] = s
+            else:
+                bs = BS + b * K
+                for c in range(K):
+                    ms[c] += bs[c]
             lo = b - 1
-            while BW[lo] == 0.0:
+            while cnt[lo] == 0:
                 lo -= 1
             if not _try_cut(sp, T, best, f, 0.0, 0.0, vals[lo], vals[b], False) or lo == bmin:
                 break
             b = lo
-    if bmax >= 0:
-        memset(BW + bmin, 0, (bmax - bmin + 1) * sizeof(double))
-    BW[0] = 0.0
+    if bmin <= bmax:
+        memset(cnt + bmin, 0, (bmax - bmin + 1) * sizeof(intp_t))
 
 
 cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
@@ -514,8 +585,8 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef const int32_t* rows = sp.srow
     cdef const double* ws = sp.sw
     if sp.cslot != NULL and sp.cslot[f] != -1:
-        if sp.cslot[f] >= 0 and sp.exact_w:
-            _sweep_counts(sp, idx, wt, start, end, f, best)
+        if sp.cslot[f] >= 0:
+            _sweep_values(sp, idx, wt, start, end, f, best)
             return
         if sp.cslot[f] == -2:       # one value in the whole data: never a test
             return
