@@ -98,7 +98,7 @@ def test_the_kernels_under_test_are_taken():
     for f in range(4):
         u = np.unique(X[:, f])
         assert np.array_equal(values[cslot[f], :u.size], u)
-        assert np.array_equal(u[codes[cslot[f]]], X[:, f])
+        assert np.array_equal(u[codes[:, cslot[f]]], X[:, f])
     order, slot, _ = _presort.presort_plan(Xt, ncat, 7, False, 2, cslot != -1)
     assert list(np.flatnonzero(slot >= 0)) == [5, 6]
     rslot, ranks = _presort.presort_ranks(Xt, order, slot)

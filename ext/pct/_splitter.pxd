@@ -111,7 +111,12 @@ cdef struct Splitter:
     # with complete clustering data and bag-count weights, a node sums each value's rows in
     # one pass and sweeps the values (``_sweep_counts``)
     const int32_t* cslot     # (F,) row of ccodes of feature f; -1: none; -2: constant in the data
-    const uint8_t* ccodes    # (nc, n) each row's value index
+    const uint8_t* ccodes    # (n, nc) each row's value index, row by row
+    intp_t cnc               # nc: the coded features
+    int32_t* cnode           # (F,) the feature's codes in ncodes for the current node, or -1
+    int32_t* ccand           # (max_features,) the node's coded candidates' rows of ccodes
+    uint8_t* ncodes          # (coded candidates, node rows) their codes of the node's rows
+    intp_t cap_ncodes
     const double* cvals      # (nc, 256) the values, ascending
     double* cbin             # (256 (K + 1)): per value W, then s1 (K each)
     intp_t* cseg             # (5 * 256) rows per value, each value's segment end in the sweep

@@ -151,19 +151,33 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.alt_cats)
     free(sp.cbin)
     free(sp.cseg)
+    free(sp.cnode)
+    free(sp.ccand)
+    free(sp.ncodes)
 
 
 cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
                      const double* cvals) noexcept nogil:
     """Enable ``_sweep_values`` (tables from ``_presort.count_plan``); -1: it stays off."""
     sp.cbin = <double*>calloc(256 * (sp.cd.K + 1), sizeof(double))
+    cdef intp_t f
     sp.cseg = <intp_t*>calloc(5 * 256, sizeof(intp_t))
-    if sp.cbin == NULL or sp.cseg == NULL:
+    sp.cnode = <int32_t*>malloc((sp.F + 1) * sizeof(int32_t))
+    sp.ccand = <int32_t*>malloc((sp.max_features + 1) * sizeof(int32_t))
+    if sp.cbin == NULL or sp.cseg == NULL or sp.cnode == NULL or sp.ccand == NULL:
         free(sp.cbin)
         free(sp.cseg)
+        free(sp.cnode)
+        free(sp.ccand)
         sp.cbin = NULL
         sp.cseg = NULL
+        sp.cnode = sp.ccand = NULL
         return -1
+    sp.cnc = 0
+    for f in range(sp.F):
+        sp.cnode[f] = -1
+        if cslot[f] >= 0:
+            sp.cnc += 1
     sp.cslot = cslot
     sp.ccodes = ccodes
     sp.cvals = cvals
@@ -436,6 +450,34 @@ cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
     _list_threshold(best, col, L, jbest)
 
 
+cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end) noexcept nogil:
+    """The value codes of the node's rows for its candidates with count tables
+    (sp.ncodes, one row of m codes per candidate, sp.cnode[f] its row): one pass over the
+    node's rows reads each row's codes where they lie together, instead of one scattered read
+    per row and candidate."""
+    cdef intp_t i, j, k = 0, p, m = end - start, nc = sp.cnc
+    cdef int32_t f
+    cdef const int32_t* cs = sp.ccand
+    cdef const uint8_t* row
+    cdef uint8_t* out
+    for i in range(sp.max_features):
+        f = sp.features[i]
+        if sp.cslot[f] >= 0:
+            sp.cnode[f] = <int32_t>k
+            sp.ccand[k] = sp.cslot[f]
+            k += 1
+    if k == 0:
+        return 0
+    if grow(<void**>&sp.ncodes, &sp.cap_ncodes, k * m, 1) != 0:
+        return -1
+    out = sp.ncodes
+    for p in range(m):
+        row = sp.ccodes + idx[start + p] * nc
+        for j in range(k):
+            out[j * m + p] = row[cs[j]]
+    return 0
+
+
 cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """_best_numeric for a feature with at most 256 values in the data (complete mode): the
@@ -455,7 +497,7 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
     is not the most common value."""
     cdef const ClusterData* cd = sp.cd
     cdef intp_t K = cd.K, p, b, c, q, j, lo, d, bmin = 255, bmax = 0
-    cdef const uint8_t* code = sp.ccodes + sp.cslot[f] * sp.n
+    cdef const uint8_t* nc = sp.ncodes + sp.cnode[f] * (end - start)
     cdef const double* vals = sp.cvals + sp.cslot[f] * 256
     cdef intp_t* cnt = sp.cseg
     cdef intp_t* cend = sp.cseg + 256
@@ -467,25 +509,18 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef const Stats* T = &sp.tot
     cdef int32_t* pos = sp.pos
     cdef bint by_row = not sp.exact_w
-    cdef double w, s
+    cdef double w
     cdef int32_t r
     cdef intp_t* c1 = sp.cseg + 512
     cdef intp_t* c2 = sp.cseg + 768
     cdef intp_t* c3 = sp.cseg + 1024
     cdef intp_t b1, b2, b3, m = end - start
-    # the node's codes, read once from the scattered rows (srow is free on this path and
-    # holds m int32, which is 4 m bytes)
-    cdef uint8_t* nc = <uint8_t*>sp.srow
     p = 0
     while p + 4 <= m:           # four counts, so that equal values in a row do not wait on
-        b = code[idx[start + p]]        # each other's increment
-        b1 = code[idx[start + p + 1]]
-        b2 = code[idx[start + p + 2]]
-        b3 = code[idx[start + p + 3]]
-        nc[p] = <uint8_t>b
-        nc[p + 1] = <uint8_t>b1
-        nc[p + 2] = <uint8_t>b2
-        nc[p + 3] = <uint8_t>b3
+        b = nc[p]               # each other's increment
+        b1 = nc[p + 1]
+        b2 = nc[p + 2]
+        b3 = nc[p + 3]
         cnt[b] += 1
         c1[b1] += 1
         c2[b2] += 1
@@ -494,8 +529,7 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
         bmax = max(bmax, max(max(b, b1), max(b2, b3)))
         p += 4
     while p < m:
-        b = code[idx[start + p]]
-        nc[p] = <uint8_t>b
+        b = nc[p]
         cnt[b] += 1
         bmin = min(bmin, b)
         bmax = max(bmax, b)
@@ -543,12 +577,12 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
             else:
                 sp.mov.W += BW[b]
             if b == d:      # the moving side is the node less the values below
-                for c in range(K):
-                    s = T.s1[c]
-                    for q in range(bmin, d):
-                        if cnt[q] > 0:
-                            s -= BS[q * K + c]
-                    ms[c] = s
+                memcpy(ms, T.s1, K * sizeof(double))
+                for q in range(bmin, d):
+                    if cnt[q] > 0:
+                        bs = BS + q * K
+                        for c in range(K):
+                            ms[c] -= bs[c]
             else:
                 bs = BS + b * K
                 for c in range(K):
@@ -1512,6 +1546,8 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     batched = sp.bslot != NULL and sp.exact_w
     if batched:
         _batch_categories(sp, idx, wt, start, end)
+    if sp.cnode != NULL and _node_codes(sp, idx, start, end) != 0:
+        return -1
     for i in range(nf):
         f = sp.features[i]
         best.c_lo = best.c_hi = -INFINITY
@@ -1534,6 +1570,9 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     if batched:
         for i in range(nf):
             sp.bslot[sp.features[i]] = -1
+    if sp.cnode != NULL:
+        for i in range(nf):
+            sp.cnode[sp.features[i]] = -1
     sp.cat = sp.cat_own
     if sp.share_ties:
         return _find_ties(sp, idx, start, end, best)
