@@ -42,7 +42,7 @@ from libc.math cimport isnan, floor, sqrt, INFINITY
 from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
 from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
-                                    stats_add_row, stats_A2, gain, add_dense, gain_dense,
+                                    stats_add_row, stats_A2, gain, add_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
                                     gain_missing_begin, sub_missing)
 from frcli._ext.pct._presort cimport Presort
@@ -279,12 +279,62 @@ cdef inline void _move(Splitter* sp, const Stats* T, intp_t row, double w,
         add_missing(&sp.mov, cd.C + row * cd.K, cd.K, w)
 
 
+cdef extern from *:
+    """
+    /* The per-value sums of _sweep_values, built for AVX2 and baseline x86-64 and chosen at
+       load time (GCC function multi-versioning): four columns at a time. No FMA comes with
+       AVX2, so every product and sum rounds as in the plain loop. */
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+    #define FRCLI_SUMS_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define FRCLI_SUMS_CLONES
+    #endif
+    FRCLI_SUMS_CLONES static void frcli_value_sums(
+            double* __restrict BS, const unsigned char* __restrict nc,
+            const int* __restrict idx, const double* __restrict wt,
+            const double* __restrict C, Py_ssize_t m, Py_ssize_t K, Py_ssize_t d) {
+        for (Py_ssize_t p = 0; p < m; p++) {
+            Py_ssize_t b = nc[p];
+            if (b == d) continue;
+            double w = wt[p];
+            const double* __restrict y = C + (Py_ssize_t)idx[p] * K;
+            double* __restrict bs = BS + b * K;
+            for (Py_ssize_t c = 0; c < K; c++) bs[c] += w * y[c];
+        }
+    }
+    /* gain_dense's terms (_criterion.pxd), built the same way: the two divisions per column
+       dominate the cuts of a node with few rows and many values; the terms are then summed
+       in column order, as gain_dense sums them. */
+    FRCLI_SUMS_CLONES static void frcli_dense_terms(
+            double* __restrict buf, const double* __restrict a, const double* __restrict s1,
+            const double* __restrict t1, const double* __restrict TT, double WS, double WO,
+            Py_ssize_t K) {
+        for (Py_ssize_t c = 0; c < K; c++) {
+            double sO = t1[c] - s1[c];
+            buf[c] = a[c] * (s1[c] * s1[c] / WS + sO * sO / WO - TT[c]);
+        }
+    }
+    """
+    void frcli_dense_terms(double* buf, const double* a, const double* s1, const double* t1,
+                           const double* TT, double WS, double WO, intp_t K) noexcept nogil
+    void frcli_value_sums(double* BS, const uint8_t* nc, const int32_t* idx, const double* wt,
+                          const double* C, intp_t m, intp_t K, intp_t d) noexcept nogil
+
+
 cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T) noexcept nogil:
     """h of the sweep's cut, sp.mov holding the moving side (both sides weigh > 0)."""
     cdef double WM = sp.mov.W
     cdef int mode = sp.cd.mode
-    if mode == MODE_COMPLETE:
-        return gain_dense(&sp.mov, T, sp.cd.a, sp.TT, sp.cd.K)
+    cdef intp_t c, K = sp.cd.K
+    cdef double h = 0.0, WO = T.W - WM
+    cdef double* buf = sp.TT + K        # (free in the complete mode)
+    if mode == MODE_COMPLETE:           # gain_dense, its terms four at a time
+        if WM <= 0.0 or WO <= 0.0:
+            return 0.0
+        frcli_dense_terms(buf, sp.cd.a, sp.mov.s1, T.s1, sp.TT, WM, WO, K)
+        for c in range(K):
+            h += buf[c]
+        return h
     if mode == MODE_SPARSE01:
         return sp.mov.A2 / WM + A2O / (T.W - WM) - A2T / T.W
     return gain_missing(&sp.mov, T, sp.cd.a, sp.est, sp.TT, sp.cd.K, sp.TT + sp.cd.K)
@@ -551,21 +601,16 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
             for b in range(bmax, bmin, -1):
                 cend[b] = q
                 q += cnt[b]
-        for p in range(start, end):
-            r = idx[p]
-            b = nc[p - start]
-            w = wt[p]
-            if by_row:
+        if by_row:
+            for p in range(start, end):
+                b = nc[p - start]
                 if b != bmin:
                     pos[cend[b]] = <int32_t>p
                     cend[b] += 1
-            else:
-                BW[b] += w
-            if b != d:
-                bs = BS + b * K
-                y = cd.C + r * K
-                for c in range(K):
-                    bs[c] += w * y[c]
+        else:
+            for p in range(start, end):
+                BW[nc[p - start]] += wt[p]
+        frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
         _sweep_begin(sp, T)
         j = 0
         b = bmax
