@@ -969,6 +969,32 @@ cdef inline intp_t _categories(Splitter* sp, const int32_t* idx, const double* w
     return _category_stats(sp, idx, wt, start, end, f, nm_out)
 
 
+cdef inline intp_t _first_value(Splitter* sp, intp_t k, const Stats* T) noexcept nogil:
+    """The test of a nominal feature with two values present, "x = the first of them", in
+    sp.cur_cats: that value, or -1 when a side would weigh less than min_leaf."""
+    cdef intp_t v
+    cdef double WS
+    memset(sp.cur_cats, 0, k)
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            break
+    sp.cur_cats[v] = 1
+    WS = sp.cat[v].W
+    if WS < sp.min_leaf or T.W - WS < sp.min_leaf:
+        return -1
+    return v
+
+
+cdef inline void _offer_first(Splitter* sp, SplitRecord* best, intp_t f, double h,
+                              const Stats* T, intp_t v) noexcept nogil:
+    """``_first_value``'s test (value v) with heuristic h, the node's best if CLUS's rule
+    takes it."""
+    cdef double WS = sp.cat[v].W
+    if _better(best, h):
+        _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
+        memcpy(sp.best_cats, sp.cur_cats, sp.ncat[f])
+
+
 cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     cdef const ClusterData* cd = sp.cd
@@ -981,21 +1007,12 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
     T = _corrected_total(sp, idx, wt, nm)
     if T.W < 2.0 * ml:
         return
-    memset(sp.cur_cats, 0, k)
     if present == 2:        # the single test "x = first value" (greedy would mirror it)
-        for v in range(k):
-            if sp.cat[v].W > 0.0:
-                break
-        sp.cur_cats[v] = 1
-        WS = sp.cat[v].W
-        if WS < ml or T.W - WS < ml:
-            return
-        # the value's own statistics (0 + x = x: the same h as its copy)
-        h = _gain_nominal(sp, &sp.cat[v], T)
-        if _better(best, h):
-            _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
-            memcpy(sp.best_cats, sp.cur_cats, k)
+        v = _first_value(sp, k, T)
+        if v >= 0:          # the value's own statistics (0 + x = x: the same h as its copy)
+            _offer_first(sp, best, f, _gain_nominal(sp, &sp.cat[v], T), T, v)
         return
+    memset(sp.cur_cats, 0, k)
     stats_clear(&sp.cur, cd.K)
     while True:
         rb = -INFINITY
@@ -1282,12 +1299,22 @@ cdef bint _draw_subset(Splitter* sp, intp_t k, intp_t present, double TW) noexce
     return False
 
 
+cdef inline void _offer_subset(Splitter* sp, const int32_t* idx, const double* wt,
+                               intp_t start, intp_t end, SplitRecord* best, intp_t f, double h,
+                               const Stats* T) noexcept nogil:
+    """Offer the drawn subset of f's values (sp.try_cats, its statistics in sp.cur, its
+    heuristic h) as the feature's extra-trees test."""
+    cdef double lo = h, hi = h
+    if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
+        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
+        memcpy(sp.best_cats, sp.try_cats, sp.ncat[f])
+
+
 cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                           intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     cdef const ClusterData* cd = sp.cd
     cdef intp_t k = sp.ncat[f], v, nm, present
     cdef Stats* T
-    cdef double h, lo, hi
     present = _categories(sp, idx, wt, start, end, f, &nm)
     if present < 2:
         return
@@ -1298,11 +1325,7 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
     for v in range(k):
         if sp.try_cats[v]:
             stats_iadd(&sp.cur, &sp.cat[v], cd.K)
-    h = _gain_nominal(sp, &sp.cur, T)
-    lo = hi = h
-    if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
-        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
-        memcpy(sp.best_cats, sp.try_cats, k)
+    _offer_subset(sp, idx, wt, start, end, best, f, _gain_nominal(sp, &sp.cur, T), T)
 
 
 # -- nominal tests when every sum is an integer (``int_sums``; issue 12) ------------------
@@ -1370,7 +1393,6 @@ cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt
     """``_random_nominal`` with int_sums: the same draws, the drawn subset's statistics only."""
     cdef intp_t k = sp.ncat[f], nm, present
     cdef Stats* T
-    cdef double h, lo, hi
     sp.cat = sp.cat_own
     present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present < 0:
@@ -1382,11 +1404,7 @@ cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt
     if not _draw_subset(sp, k, present, T.W):
         return
     _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
-    h = _gain_node(sp, &sp.cur, T)
-    lo = hi = h
-    if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
-        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
-        memcpy(sp.best_cats, sp.try_cats, k)
+    _offer_subset(sp, idx, wt, start, end, best, f, _gain_node(sp, &sp.cur, T), T)
 
 
 cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
@@ -1395,7 +1413,7 @@ cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, 
     more values run the greedy search on ``_category_stats_int``'s statistics."""
     cdef intp_t k = sp.ncat[f], v, nm, present
     cdef Stats* T
-    cdef double h, WS, ml = sp.min_leaf
+    cdef double ml = sp.min_leaf
     sp.cat = sp.cat_own
     present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present != 2:
@@ -1405,19 +1423,11 @@ cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, 
     T = _corrected_total(sp, idx, wt, nm)
     if T.W < 2.0 * ml:
         return
-    memset(sp.cur_cats, 0, k)
-    for v in range(k):
-        if sp.cat[v].W > 0.0:
-            break
-    sp.cur_cats[v] = 1
-    WS = sp.cat[v].W
-    if WS < ml or T.W - WS < ml:
+    v = _first_value(sp, k, T)
+    if v < 0:
         return
     _subset_stats_int(sp, idx, wt, start, end, f, sp.cur_cats, T, &sp.cur)
-    h = _gain_node(sp, &sp.cur, T)
-    if _better(best, h):
-        _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
-        memcpy(sp.best_cats, sp.cur_cats, k)
+    _offer_first(sp, best, f, _gain_node(sp, &sp.cur, T), T, v)
 
 
 cdef void draw_features(Splitter* sp) noexcept nogil:
@@ -1612,12 +1622,12 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
                 _best_numeric(sp, idx, wt, start, end, f, best)
         sp.cand_lo[i] = best.c_lo
         sp.cand_hi[i] = best.c_hi
-    if batched:
-        for i in range(nf):
-            sp.bslot[sp.features[i]] = -1
-    if sp.cnode != NULL:
-        for i in range(nf):
-            sp.cnode[sp.features[i]] = -1
+    for i in range(nf):         # the node's candidate slots off again
+        f = sp.features[i]
+        if batched:
+            sp.bslot[f] = -1
+        if sp.cnode != NULL:
+            sp.cnode[f] = -1
     sp.cat = sp.cat_own
     if sp.share_ties:
         return _find_ties(sp, idx, start, end, best)
