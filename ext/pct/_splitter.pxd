@@ -19,6 +19,13 @@ cdef struct SplitRecord:
     intp_t cut               # a test found on the presorted lists (the node's segment valid):
                              # its first cut..end-start entries of f's list go right; else -1
 
+cdef struct Splitter
+
+# the search of one candidate feature of a node (``node_split`` calls it for each)
+ctypedef void (*feature_search)(Splitter* sp, const int32_t* idx, const double* wt,
+                                intp_t start, intp_t end, intp_t f,
+                                SplitRecord* best) noexcept nogil
+
 cdef struct Splitter:
     const double* Xt         # (F, n) feature-major copy of X, NaN = missing
     intp_t n
@@ -29,6 +36,8 @@ cdef struct Splitter:
     intp_t max_features
     double min_leaf
     bint extra
+    feature_search numeric_search   # the variants for this tree (extra trees or best tests,
+    feature_search nominal_search   # integer sums or not): chosen at its first node
     uint64_t rng
     int32_t* features
     double* Xf

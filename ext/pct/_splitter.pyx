@@ -1573,6 +1573,24 @@ cdef int _find_ties(Splitter* sp, const int32_t* idx, intp_t start, intp_t end,
     return 0
 
 
+cdef void _choose_searches(Splitter* sp) noexcept nogil:
+    """The split search's variants for the tree, chosen once (its flags are set before its
+    first node): extra trees draw one random test per feature, the others search the best;
+    with integer sums (``int_sums``) a nominal feature sums only the subsets it tests."""
+    if sp.extra:
+        sp.numeric_search = _random_numeric
+        if sp.int_sums:
+            sp.nominal_search = _random_nominal_int
+        else:
+            sp.nominal_search = _random_nominal
+    else:
+        sp.numeric_search = _best_numeric
+        if sp.int_sums:
+            sp.nominal_search = _best_nominal_int
+        else:
+            sp.nominal_search = _best_nominal
+
+
 cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
                     SplitRecord* best) noexcept nogil:
     """Best (or extra-trees random) test of the node [start, end); best.feature = -1 if none.
@@ -1603,23 +1621,15 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
         _batch_categories(sp, idx, wt, start, end)
     if sp.cnode != NULL and _node_codes(sp, idx, start, end) != 0:
         return -1
+    if sp.numeric_search == NULL:
+        _choose_searches(sp)
     for i in range(nf):
         f = sp.features[i]
         best.c_lo = best.c_hi = -INFINITY
-        if sp.extra:
-            if sp.ncat[f] > 0 and sp.int_sums:
-                _random_nominal_int(sp, idx, wt, start, end, f, best)
-            elif sp.ncat[f] > 0:
-                _random_nominal(sp, idx, wt, start, end, f, best)
-            else:
-                _random_numeric(sp, idx, wt, start, end, f, best)
+        if sp.ncat[f] > 0:
+            sp.nominal_search(sp, idx, wt, start, end, f, best)
         else:
-            if sp.ncat[f] > 0 and sp.int_sums:
-                _best_nominal_int(sp, idx, wt, start, end, f, best)
-            elif sp.ncat[f] > 0:
-                _best_nominal(sp, idx, wt, start, end, f, best)
-            else:
-                _best_numeric(sp, idx, wt, start, end, f, best)
+            sp.numeric_search(sp, idx, wt, start, end, f, best)
         sp.cand_lo[i] = best.c_lo
         sp.cand_hi[i] = best.c_hi
     for i in range(nf):         # the node's candidate slots off again
