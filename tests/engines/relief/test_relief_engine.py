@@ -616,9 +616,26 @@ def test_empty_data_set_is_a_data_error():
             rank(ds, method)
 
 
-def test_python_feature_kinds_are_the_kernels():
-    """frcli.engines.relief.common's K_* name the kinds of ext/relief/_distance.pxd."""
-    from frcli._ext.relief import _relief
-    from frcli.engines.relief import common
+def test_column_kinds_are_the_kernels():
+    """column_meta labels each column with the kernel's own FeatureKind (defined only in
+    ext/relief/_distance.pxd), and for every kind the kernel's distance is the one the numpy
+    column_distances computes: a kind the two read differently would fail here."""
+    from frcli._ext.relief import _distance
+    from frcli.engines.relief.common import (column_distances, column_meta, feature_kinds,
+                                             kernel)
 
-    assert {k: getattr(common, k) for k in _relief.FEATURE_KINDS} == _relief.FEATURE_KINDS
+    FK = feature_kinds()
+    assert FK is _distance.FeatureKind
+    assert sorted(int(k) for k in FK) == [0, 1, 2, 3]
+    nan = np.nan
+    X = np.array([[0.0, 1.0, 0.0, 2.0], [1.0, nan, 1.0, nan], [3.0, 2.0, 2.0, 1.0],
+                  [2.0, nan, 1.0, 0.0]])
+    meta = column_meta(X, np.array([False, False, True, True]), np.array([0, 0, 3, 3]))
+    assert list(meta.kind) == [FK.K_NUM, FK.K_NUM_MISS, FK.K_NOM, FK.K_NOM_MISS]
+    assert meta.has_missing() and not column_meta(X[:, [0, 2]], np.array([False, True]),
+                                                  np.array([0, 3])).has_missing()
+    a, b = np.meshgrid(np.arange(4, dtype=np.int32), np.arange(4, dtype=np.int32))
+    a, b = a.ravel().copy(), b.ravel().copy()
+    D = kernel("_relief").pair_distances(np.ascontiguousarray(X.T), meta.kind, meta.mn,
+                                         meta.rg, meta.nm, a, b)
+    np.testing.assert_array_equal(D, column_distances(X[a], X[b], meta))
