@@ -11,12 +11,14 @@ import pytest
 
 from frcli.data.relational import load_relational
 from frcli.data.relational.synthetic import PLANTED, write_planted
-from frcli.engines.relational.ensemble import fit
-from frcli.engines.relational.features import BOUND, CONST, FRESH, Atom, Language
-from frcli.engines.relational.scores import ensemble_scores
-from frcli.engines.relational.tree import Node, RelTree, TreeParams
+from tests.conftest import SHARED_DATA, need_kernel
 
-from tests.conftest import SHARED_DATA
+need_kernel("frcli._ext.relational._relational")
+
+from frcli.engines.relational.ensemble import fit  # noqa: E402
+from frcli.engines.relational.features import BOUND, CONST, FRESH, Atom, Language  # noqa: E402
+from frcli.engines.relational.scores import ensemble_scores  # noqa: E402
+from frcli.engines.relational.tree import Node, RelTree, TreeParams  # noqa: E402
 
 SHARED = SHARED_DATA / "relational"
 shared = pytest.mark.shared("datasets/relational")
