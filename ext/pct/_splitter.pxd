@@ -116,10 +116,10 @@ cdef struct Splitter:
     # every sum of a node is an exact integer, so a nominal feature's most common value
     # takes the node's total minus the other values' statistics (``_category_stats_int``)
     bint int_sums
-    # numeric features with at most 256 values in the data (counts, codes, rounded values):
-    # with complete clustering data and bag-count weights, a node sums each value's rows in
-    # one pass and sweeps the values (``_sweep_counts``)
-    const int32_t* cslot     # (F,) row of ccodes of feature f; -1: none; -2: constant in the data
+    # numeric features with at most 256 values in the data (counts, codes, rounded values,
+    # capped times): with complete clustering data, a node sums each value's rows in one
+    # pass and sweeps the values (``_sweep_values``)
+    const int32_t* cslot     # (F,) column of ccodes of feature f; -1: none; -2: constant
     const uint8_t* ccodes    # (n, nc) each row's value index, row by row
     intp_t cnc               # nc: the coded features
     int32_t* cnode           # (F,) the feature's codes in ncodes for the current node, or -1

@@ -30,6 +30,9 @@ with the plain path, ``GrowParams(presort=False)``):
   while the node's segment has no tie; with a tie the node gathers and sorts itself, as the
   order inside a run of equal values decides how the sums round; a feature without any tie
   in the data is swept straight from its list (``_sweep_tiefree``);
+* a numeric feature with at most 256 values in the data is swept per value
+  (``_sweep_values``): no sort, and in any node, its codes read once per node for all the
+  node's coded candidates (``_node_codes``);
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
 * in the sparse 0/1 mode a nominal feature visits only the rows off its most common value,
   and all candidate features of a node are counted in one pass (``_batch_categories``):
