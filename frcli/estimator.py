@@ -22,7 +22,10 @@ names (today SEFR's ``threshold``), the estimator's wins, and ``fit`` refuses th
 one-hot encoding), NaN and ``pd.NA`` are missing values. ``y`` picks the task as
 ``frcli.api.dataset_from_arrays`` documents: 1-D floats are regression, other 1-D values
 classification, several 0/1 columns multi-label classification (``mlc``), other columns
-multi-target regression (``mtr``), no ``y`` unsupervised ranking; ``task=`` overrides. Rows
+multi-target regression (``mtr``), no ``y`` unsupervised ranking (the tree ensembles then
+stop at leaves of a fifth of the rows, ``min_leaf=0.2``: fully grown unsupervised trees rank
+noise features beside the structured ones; ``min_leaf="auto"`` is the papers' setting);
+``task=`` overrides. Rows
 whose targets are all NaN are unlabelled: kept for semi-supervised ranking with
 ``semi_supervised=True``, else dropped with a warning by supervised rankers.
 
