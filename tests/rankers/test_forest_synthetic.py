@@ -16,7 +16,7 @@ further loss fails:
   distance (spec-ssl-unsup §3.3), which dilutes the weak f04 (it enters t3 through sin);
 * unsupervised: bagging, which tries every feature at every node, masks the redundant
   cluster feature f03, so three of the four cluster features lead (with the default leaf
-  of a fifth of the rows: tests/test_unsupervised_leaf.py); URelief sees only local
+  of a fifth of the rows: tests/rankers/test_unsupervised_leaf.py); URelief sees only local
   neighbourhoods (all within one cluster here), so for it only sanity is checked.
 """
 from __future__ import annotations
