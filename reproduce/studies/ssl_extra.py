@@ -315,4 +315,4 @@ def render(stores) -> str:
 
 STUDY = Study(name="ssl-extra", title="P-DS §5.4 and Figs. 1-2, P-ML Tables 5, 6, 12 and Fig. 3 "
               "(from the SSL stores)", configs=(SC.RUN, SP.REG, SP.MLC), render=render,
-              order=53, draft=True)
+              order=53)
