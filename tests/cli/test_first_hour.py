@@ -128,7 +128,8 @@ def test_one_label_function():
     assert method_label("relief", {"iterations": 1.0, "neighbours": "auto", "sigma": 0.0}) \
         == "relief"
     assert method_label("relief", {"neighbours": 15}) == "relief(neighbours=15)"
-    assert method_label("genie3-rf", {"trees": 50, "min_leaf": "auto"}) == "genie3-rf(trees=50)"
+    assert method_label("genie3-rf", {"trees": 50, "min_leaf": "default"}) == \
+        "genie3-rf(trees=50)"
     rows = [("relief", {"neighbours": 5}), ("relief", {"neighbours": 15}), ("uniform", {})]
     assert labels(rows) == ["relief(neighbours=5)", "relief(neighbours=15)", "uniform"]
     assert labels([("x", {"a": 1}), ("x", {"a": 1.0})])[0] == "x"   # unknown: varying only

@@ -355,6 +355,41 @@ def test_a_dataframe_typo_is_treated_as_a_files():
         FeatureRanker("uniform").fit(Xt, X["b"])
 
 
+@pytest.mark.parametrize("kind", ["array", "series"])
+def test_numbers_with_a_typo_are_no_classes_without_a_task(kind):
+    """Without ``task``, a 1-D object ``y`` of numbers with a typo is refused as the file's
+    column is (row and value named), not read as classes by scikit-learn's convention; a
+    nominal ``y``, an object ``y`` of numbers only, and numbers with many text values stay
+    classes (the last with the file's warning). ``frcli.rank`` on arrays says the same."""
+    import pandas as pd
+
+    import frcli
+    from frcli.api import FeatureRanker, dataset_from_arrays
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = np.round(3 * X[:, 0], 2).astype(object)
+    y[6] = "n/a"
+    if kind == "series":
+        y = pd.Series(y, name="y")
+    with pytest.raises(ValueError, match=r"data:7: target 'y' holds numbers and the text "
+                                         r"'n/a': fix the value, or use NaN"):
+        FeatureRanker("genie3", trees=3).fit(X, y)
+    with pytest.raises(DataError, match=r"Y:7: target 'Y' holds numbers and the text 'n/a'"):
+        frcli.rank((X, np.asarray(y)), method="genie3", trees=3)
+    with pytest.raises(DataError, match="'n/a'"):
+        dataset_from_arrays(X, np.asarray(y))
+    for classes in (np.array(["lo", "mid", "hi", "mid"] * 10, dtype=object),
+                    np.array([0, 1, 2, 1] * 10, dtype=object)):
+        got = FeatureRanker("genie3", trees=3).fit(X, classes).ranking_
+        assert got.meta["task"] == "classification"
+        assert dataset_from_arrays(X, classes).task == "classification"
+    many = np.array(["a", "b", 1, 2.5] * 10, dtype=object)
+    with pytest.warns(UserWarning, match="read as nominal"):
+        got = FeatureRanker("genie3", trees=3).fit(X, many).ranking_
+    assert got.meta["task"] == "classification"
+
+
 # -- a pandas export: the row index under an empty header -------------------------------------
 def _pandas_csv(path, index):
     """What ``DataFrame.to_csv`` writes: the index first, its header cell empty."""

@@ -232,15 +232,17 @@ def test_symbolic_weight_only_for_symbolic_and_min_leaf_default_is_per_task():
             r.validate(ds, {"symbolic_weight": 0.5})
     assert "symbolic_weight" in get_ranker("symbolic-et-str").param_spec()
     spec = get_ranker("genie3-rf").param_spec()["min_leaf"]
-    assert str(spec.default) == "auto"
-    assert get_ranker("genie3-rf").resolve({})["min_leaf"] == ["auto"]
+    assert str(spec.default) == "default"
+    assert get_ranker("genie3-rf").resolve({})["min_leaf"] == ["default"]
     # given values stay floats (weighted examples)
     assert isinstance(get_ranker("genie3-rf").resolve({"min_leaf": 3})["min_leaf"][0], float)
-    # auto: 2 supervised, 1 (fully grown) semi-supervised and unsupervised
+    # default: 2 supervised, a fifth of the rows unsupervised; auto: the papers' 2 and 1
     r = get_ranker("genie3-rf").rank(ds, {"trees": 2})[0]
     assert r.params["min_leaf"] == 2.0
     un = planted("unsupervised", n=40)
-    assert get_ranker("genie3-rf").rank(un, {"trees": 2})[0].params["min_leaf"] == 1.0
+    assert get_ranker("genie3-rf").rank(un, {"trees": 2})[0].params["min_leaf"] == 8.0
+    assert get_ranker("genie3-rf").rank(un, {"trees": 2, "min_leaf": "auto"})[0] \
+        .params["min_leaf"] == 1.0
 
 
 @pytest.mark.parametrize("method, task, params, words", [
@@ -303,6 +305,6 @@ def test_list_methods_reads_well():
         has_sw = any(p.startswith("symbolic_weight=") for p in params)
         assert has_sw == methods[0].startswith("symbolic"), methods
         if methods[0].split("-")[0] in ("symbolic", "genie3", "rf"):
-            assert "min_leaf=auto" in params
+            assert "min_leaf=default" in params
         if methods[0].endswith("-str"):
             assert "unsupervised" not in lines[0]

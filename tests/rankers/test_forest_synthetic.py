@@ -14,10 +14,10 @@ further loss fails:
   rare labels (ReliefF's hit/miss density bias, as in CLUS);
 * SSL-Relief: with 70 % unlabeled rows, 91 % of the neighbour pairs use d_X as the cluster
   distance (spec-ssl-unsup §3.3), which dilutes the weak f04 (it enters t3 through sin);
-* unsupervised: fully grown PCTs also split the uniform noise features deep down, so only
-  most of the cluster features lead; Symbolic is not evaluated for unsupervised ranking
-  (spec-ssl-unsup §4.3) and URelief sees only local neighbourhoods (all within one
-  cluster here), so for those two only sanity is checked.
+* unsupervised: bagging, which tries every feature at every node, masks the redundant
+  cluster feature f03, so three of the four cluster features lead (with the default leaf
+  of a fifth of the rows: tests/rankers/test_unsupervised_leaf.py); URelief sees only local
+  neighbourhoods (all within one cluster here), so for it only sanity is checked.
 """
 from __future__ import annotations
 
@@ -89,9 +89,9 @@ def test_relevant_features_fill_the_top(name, method):
     top = set(order[:len(relevant)])
     shown = dict(zip(ds.feature_names, np.round(r.importances, 4)))
     if name == "synth-unsupervised":
-        if method.startswith("symbolic") or method == "relief":
+        if method == "relief":
             return
-        assert order[0] in relevant and len(top & relevant) >= len(relevant) // 2, shown
+        assert order[0] in relevant and len(top & relevant) >= len(relevant) - 1, shown
         return
     assert order[0] in relevant, shown
     allowed = 1 if (name, method) in ONE_MAY_MISS else 0

@@ -17,7 +17,8 @@ def test_unsupervised_ensembles_follow_p_uns():
     for method in ("genie3", "rf", "genie3-et", "rf-et"):
         r = get_ranker(method).rank(ds, {"trees": 4})[0]
         assert r.meta["ensemble"] == "et"
-        assert r.params["max_features"] == "log2" and r.params["min_leaf"] == 1.0
+        # leaves of a fifth of the rows (P-UNS: fully grown, min_leaf=auto)
+        assert r.params["max_features"] == "log2" and r.params["min_leaf"] == 60.0
         assert r.params["bootstrap"] is True and r.meta["max_features"] == 4   # ⌈log2 12⌉
     # an explicit choice still wins
     r = get_ranker("genie3-et").rank(ds, {"trees": 4, "max_features": "all"})[0]
@@ -71,4 +72,4 @@ def test_list_methods_shows_the_per_task_defaults(capsys):
     assert "unsupervised: et/et/et (the unsupervised-ranking paper [" in out
     assert "neighbours=auto" in out and \
         "30 unsupervised (URelief, the unsupervised-ranking paper [" in out
-    assert "min_leaf=auto" in out and "exclude_self=False" in out
+    assert "min_leaf=default" in out and "exclude_self=False" in out

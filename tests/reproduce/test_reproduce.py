@@ -107,7 +107,9 @@ def test_every_study_is_declared_once_with_its_configs():
 
 def _unpinned(cfg) -> list[str]:
     """The rankers of a config that have a tie rule and do not pin CLUS's (``ties: first``,
-    which produced the papers' numbers; frcli's default shares tied credit)."""
+    which produced the papers' numbers; frcli's default shares tied credit), or whose leaf
+    size follows frcli's defaults instead of naming the papers' (``min_leaf: auto`` or a
+    number; the default grows shallower unsupervised trees)."""
     from frcli.data import catalog
     from frcli.rankers.registry import get_ranker
 
@@ -118,6 +120,10 @@ def _unpinned(cfg) -> list[str]:
         spec = get_ranker(r.method, relational=relational).param_spec()
         if "ties" in spec and r.params.get("ties") != "first":
             out.append(f"{cfg.name}: {r.method} ties={r.params.get('ties', 'default')}")
+        leaf = spec.get("min_leaf")
+        if leaf is not None and leaf.default == "default" and \
+                r.params.get("min_leaf", "default") == "default":
+            out.append(f"{cfg.name}: {r.method} min_leaf=default")
     return out
 
 
@@ -127,7 +133,9 @@ def test_every_study_config_pins_clus_tie_rule():
     planted = fw.ConfigRef("configs/hmlc.yaml", name="planted", set={"rankers": [
         {"method": "genie3-et", "params": {"trees": 10}}, "uniform",
         {"method": "symbolic-rf", "params": {"trees": 10, "ties": "first"}}]})
-    assert _unpinned(planted.load()) == ["planted: genie3-et ties=default"]
+    assert _unpinned(planted.load()) == ["planted: genie3-et ties=default",
+                                         "planted: genie3-et min_leaf=default",
+                                         "planted: symbolic-rf min_leaf=default"]
 
 
 def _recompute(study, tmp_path) -> None:

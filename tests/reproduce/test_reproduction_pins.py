@@ -1,7 +1,9 @@
-"""The reproduction configs pin ``ties: first``, CLUS's rule, which the papers' numbers come
-from, now that the default is ``share``: every ensemble run of theirs resolves to ``first``,
-and their run keys and hashes are those they had when ``first`` was the default, so the
-stored runs stay valid and the generated sections do not change by accident."""
+"""The reproduction configs pin the papers' settings where frcli's defaults left them:
+``ties: first``, CLUS's rule, which the papers' numbers come from (the default is
+``share``), and ``min_leaf: auto``, the papers' leaf sizes (the default grows unsupervised
+trees to leaves of a fifth of the rows). Every ensemble run of theirs resolves to those
+values, and their run keys and hashes are those they had when those were the defaults, so
+the stored runs stay valid and the generated sections do not change by accident."""
 from __future__ import annotations
 
 import dataclasses
@@ -34,10 +36,16 @@ def _runs(cfg) -> dict[tuple, str]:
     return out
 
 
+# the defaults the stored runs were made under, which the configs now pin
+OLD_DEFAULTS = {"ties": "first", "min_leaf": "auto"}
+
+
 def _unpinned(cfg):
-    """The config as it was before the pins: no ``ties`` among the rankers' parameters."""
-    rankers = tuple(dataclasses.replace(r, params={k: v for k, v in r.params.items()
-                                                   if k != "ties"}) for r in cfg.rankers)
+    """The config as it was before the pins: no ``ties``, and no ``min_leaf: auto``, among
+    the rankers' parameters (an explicit leaf size, such as mtr-ensembles' 2, was there)."""
+    rankers = tuple(dataclasses.replace(r, params={
+        k: v for k, v in r.params.items() if k != "ties" and
+        not (k == "min_leaf" and v == OLD_DEFAULTS["min_leaf"])}) for r in cfg.rankers)
     return dataclasses.replace(cfg, rankers=rankers)
 
 
@@ -51,9 +59,11 @@ def test_study_runs_use_clus_rule_with_their_old_keys(name, monkeypatch):
     pinned = _runs(cfg)
     rules = {json.loads(p).get("ties") for (_, _, _, p) in pinned}
     assert rules <= {None, "first"}, (name, rules)
-    # the keys and hashes the runs had when `first` was the default
-    old = tuple(dataclasses.replace(p, default="first") if p.name == "ties" else p
-                for p in EnsembleRanker.params)
+    leaves = {json.loads(p).get("min_leaf") for (_, _, _, p) in pinned}
+    assert "default" not in leaves, (name, leaves)
+    # the keys and hashes the runs had when those were the defaults
+    old = tuple(dataclasses.replace(p, default=OLD_DEFAULTS[p.name]) if p.name in OLD_DEFAULTS
+                else p for p in EnsembleRanker.params)
     monkeypatch.setattr(EnsembleRanker, "params", old)
     assert _runs(_unpinned(cfg)) == pinned
 
