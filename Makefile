@@ -64,7 +64,7 @@ bench-scaling:
 bench-ssl:
 	nice -n 10 $(PYTHON) bench/bench_ssl.py $(ARGS)
 
-# Semi-supervised forests per (fold, L) of P-DS / P-ML against a reference build (issue 12):
+# Semi-supervised forests per (fold, L) of P-DS / P-ML against a reference build:
 # REF=DIR, a checkout whose frcli is built (e.g. main before a change), REF_NAME its name.
 bench-ssl-forests:
 	nice -n 10 $(PYTHON) bench/bench_ssl_forests.py --reference $(REF) --reference-name "$(REF_NAME)" $(ARGS)

@@ -1,4 +1,4 @@
-"""Agreement of frcli's ensemble rankings with CLUS's on the 11 shared MTR sets (issue 14).
+"""Agreement of frcli's ensemble rankings with CLUS's on the 11 shared MTR sets.
 
 CLUS 2.12.8 ranked the features of each set with a random forest of 100 PCTs
 (``SelectRandomSubspaces = SQRT``, per-target rankings), random seeds 1, 2 and 3

@@ -1,4 +1,4 @@
-"""Three rankings from one forest: ``frcli rank`` against CLUS on atp1d (issue 14).
+"""Three rankings from one forest: ``frcli rank`` against CLUS on atp1d.
 
 CLUS grows a random forest of 100 PCTs once and writes its Symbolic, Genie3 and RF-score
 rankings; on atp1d (337 x 411, 6 targets) it took 4.5 s of induction and 5.4 s of wall time on

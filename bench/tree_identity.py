@@ -181,7 +181,7 @@ def cases(quick: bool):
             out.append((f"{rel}/et/unsupervised",
                         lambda rel=rel: _shared(rel, task="unsupervised", drop=["class"]),
                         ("et", kw), {"rf_score": True, "per_target": False}))
-    # semi-supervised forests as P-DS grows them (issue 12): 200 labelled rows, fully grown,
+    # semi-supervised forests as P-DS grows them: 200 labelled rows, fully grown,
     # a fixed w and w chosen by the internal CV (``choose_w``, with few trees)
     for rel in ("stc/tic-tac-toe.arff", "stc/pageblocks.arff"):
         if not (SHARED / rel).exists():

@@ -112,7 +112,7 @@ cdef inline void move_sparse(Stats* M, const Stats* T, const ClusterData* cd, in
 
 
 # -- missing mode (semi-supervised data: unlabelled rows have unknown targets) -----------
-# The same values as stats_add_row / gain, term for term (issue 12; tests/test_ssl_fast.py).
+# The same values as stats_add_row / gain, term for term (tests/engines/pct/test_ssl_fast.py).
 
 cdef inline void add_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
     """stats_add_row of the missing mode without a branch per value, so it vectorises: an

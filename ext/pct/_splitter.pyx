@@ -23,7 +23,7 @@
   that routes the rows alike, drawn for the RF score's realisation of the tree. Each feature's
   best h is kept while it is evaluated (``_better``, ``_offer``: no decision reads it).
 
-Speed without changing a tree (issue 16; ``tests/test_forest_presort.py`` compares every bit
+Speed without changing a tree (``tests/engines/pct/test_forest_presort.py`` compares every bit
 with the plain path, ``GrowParams(presort=False)``):
 
 * a numeric feature's values come in order from the tree's presorted lists (``_presort``)
@@ -1331,7 +1331,7 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
     _offer_subset(sp, idx, wt, start, end, best, f, _gain_nominal(sp, &sp.cur, T), T)
 
 
-# -- nominal tests when every sum is an integer (``int_sums``; issue 12) ------------------
+# -- nominal tests when every sum is an integer (``int_sums``: nominal SSL data) ----------
 # A test needs only the statistics of its subset of values: they are summed from the rows on
 # the subset's side or, when that side is the larger, taken as the corrected total minus the
 # other side's rows. Integers in doubles: the same values as the plain path's sums of the

@@ -94,12 +94,12 @@ def leaf_rows(min_leaf: float, n: int) -> float:
     return max(1.0, min_leaf * n) if min_leaf < 1.0 else float(min_leaf)
 
 
-# The papers' per-task choices (issue 12 §2): which ensemble each score uses when the method
-# names only the score (``symbolic``, ``genie3``, ``rf``). Semi-supervised classification:
-# P-DS Tab. 2 (ET always worst); the other semi-supervised tasks: P-ML Tab. 5 with its tie
-# rule (RF first, then the ensemble with fewer candidate splits; spec-ssl-unsup §6.2);
-# supervised: the MTR paper (RF), the MLC paper's defaults, the HMLC paper's choices, P-DS's
-# SL columns for classification; unsupervised: P-UNS (ET).
+# The papers' per-task choices: which ensemble each score uses when the method names only the
+# score (``symbolic``, ``genie3``, ``rf``; ``frcli rank --list-methods`` shows them).
+# Semi-supervised classification: P-DS Tab. 2 (ET always worst); the other semi-supervised
+# tasks: P-ML Tab. 5 with its tie rule (RF first, then the ensemble with fewer candidate
+# splits; spec-ssl-unsup §6.2); supervised: the MTR paper (RF), the MLC paper's defaults, the
+# HMLC paper's choices, P-DS's SL columns for classification; unsupervised: P-UNS (ET).
 TASK_ENSEMBLES: dict[tuple[str, str], dict[str, str]] = {
     ("unsupervised", "unsupervised"): {"symbolic": "et", "genie3": "et", "rf": "et"},
     ("semi-supervised", "classification"): {"symbolic": "rf", "genie3": "bagging",

@@ -1,4 +1,4 @@
-"""What the data sets a study leaves out would cost (issue 12: say what is left, measured).
+"""What the data sets a study leaves out would cost, measured, not guessed.
 
 One ranking of one (fold, L) is timed on one core on a set the study runs (the reference) and
 on each left-out set, with the training part and labels the runner would give it; the section

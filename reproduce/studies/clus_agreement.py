@@ -1,4 +1,4 @@
-"""Agreement with CLUS (issue 14): single trees equal CLUS's, and the ensemble rankings of
+"""Agreement with CLUS: single trees equal CLUS's, and the ensemble rankings of
 100-tree random forests agree with CLUS's as closely as CLUS agrees with itself.
 
 The numbers come from ``bench/bench_clus_agreement.py`` (``compute``), run once per code hash
@@ -227,7 +227,7 @@ def render(stores) -> str:
 
 
 STUDY = Study(name="clus-agreement",
-              title="Single trees equal CLUS's; ensemble rankings agree with CLUS (issue 14)",
+              title="Single trees equal CLUS's; ensemble rankings agree with CLUS",
               configs=(), render=render, compute=compute, order=5,
               # ensemble scores of MTR forests (CLUS's and random ties) and single trees
               compute_paths=("rank:mtr:*:*-rf:*ties=first*", "rank:mtr:*:*-rf:*ties=random*",

@@ -1,4 +1,4 @@
-"""Genie3 and missing values (issue 15, osales): why CLUS's forests put less Genie3 weight
+"""Genie3 and missing values (osales): why CLUS's forests put less Genie3 weight
 on osales' mostly-missing features than ours, and what that does to the Table 7 comparison.
 
 CLUS scores a test by ``ClusEnsembleFeatureRanking.calculateGENI3value``: the node's variance

@@ -1,4 +1,4 @@
-"""The first hour of a new user (issue 10): the headline commands work literally, errors point
+"""The first hour of a new user: the headline commands work literally, errors point
 the way, one label and one number format everywhere, statistics warn when data are few."""
 from __future__ import annotations
 

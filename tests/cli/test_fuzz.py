@@ -1,4 +1,4 @@
-"""Mutation fuzzing of every input kind (issue 9 §5): small valid inputs (ARFF dense, sparse
+"""Mutation fuzzing of every input kind: small valid inputs (ARFF dense, sparse
 and hierarchical, CSV, Mulan XML, experiment YAML, stats CSV) are mutated by hypothesis —
 tokens replaced by nasty values (huge, tiny, non-finite, empty, quotes, braces, NUL, very
 long), lines deleted, duplicated, swapped or truncated, text inserted — and the command must
@@ -336,7 +336,7 @@ def _tree_case(data) -> None:
             json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON token {c}: {out}"))
 
 
-# relational data (issue 13's readers): the facts format and CSV tables with a schema
+# relational data (frcli.data.relational's readers): the facts format and CSV tables with a schema
 REL_S = """[Relations]
 genre(Movie,nominal1)
 rated(User,Movie,numeric1)

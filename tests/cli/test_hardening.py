@@ -1,4 +1,4 @@
-"""Regression tests of issue 9 (hardening): no bad input, huge value, killed process or damaged
+"""Hardening, one regression test per case: no bad input, huge value, killed process or damaged
 store ends in a traceback, a hang or lost results. Each test names the case it pins down.
 
 Part of CI's second environment (``make test-plain``: a plain ``pip install .``, no extras).
@@ -590,7 +590,7 @@ def test_mutual_info_on_categories_seen_once(tmp_path, capsys, text):
     assert "error" not in capsys.readouterr().err
 
 
-# -- relational folders (issue 13's readers) ----------------------------------------------------
+# -- relational folders (frcli.data.relational's readers) ---------------------------------
 
 _SCHEMA = ("target: {table: movies, column: genre}\ntables:\n  movies: {key: id}\n"
            "  ratings: {key: [user, movie], foreign_keys: {user: users, movie: movies}}\n"

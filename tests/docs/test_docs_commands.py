@@ -1,4 +1,4 @@
-"""The commands shown in the docs exist as written (issue 10).
+"""The commands shown in the docs exist as written.
 
 README.md's blocks run verbatim (tests/docs/test_readme.py). The other documents' blocks read
 result stores of full studies or a paper's table, so they cannot run in the suite; instead

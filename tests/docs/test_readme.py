@@ -1,4 +1,4 @@
-"""Every fenced code block of README.md runs as written (issue 10).
+"""Every fenced code block of README.md runs as written.
 
 The blocks run in order, verbatim, in one fresh folder that looks like a checkout (a copy of
 ``configs/`` and ``datasets/synthetic/``), with this installation's ``frcli`` first on PATH:

@@ -1,4 +1,4 @@
-"""The papers' per-task defaults (issue 12 §2): ensemble settings per setting, the ensemble of
+"""The papers' per-task defaults: ensemble settings per setting, the ensemble of
 a bare score (``symbolic``, ``genie3``, ``rf``), and ``frcli rank --list-methods`` showing them."""
 from __future__ import annotations
 

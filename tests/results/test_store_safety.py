@@ -1,5 +1,5 @@
-"""The result store under concurrent writers, damage, read-only folders and killed clients
-(issue 9 §4): one writer at a time (a second exits 2 naming the first's pid), damage is
+"""The result store under concurrent writers, damage, read-only folders and killed clients:
+one writer at a time (a second exits 2 naming the first's pid), damage is
 detected on opening and never overwritten without --force, read-only folders can be read and
 say "read-only" when written, and worker processes die with their parent."""
 from __future__ import annotations

@@ -90,7 +90,7 @@ def test_report_renders_in_a_headless_browser(report, tmp_path):
         dark = (inside < 100).all(axis=2).mean()
         assert 0.002 < dark < 0.3, dark              # lines and text, not an empty box
 
-    # the curves name every series in a column beside the plot, not on it (issue 29): right
+    # the curves name every series in a column beside the plot, not on it: right
     # of the axes' right spine (the longest dark vertical line) there is text
     alts = re.findall(r'<img alt="([^"]*)"', report.read_text(encoding="utf-8"))
     curves = [f for f, alt in zip(frames, alts) if "against the parameter" in alt]

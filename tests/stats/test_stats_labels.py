@@ -1,4 +1,4 @@
-"""One labelling rule in every view, whatever else is in the folder (issue 29, 2.2).
+"""One labelling rule in every view, whatever else is in the folder.
 
 Two experiments share a results folder, as quickstart and mtr do after the README: "quick"
 runs Relief with neighbours=5, "mtr" runs it with sigma=0.1 (neighbours at its default). The

@@ -1,4 +1,4 @@
-"""Words in the statistics' tables (issue 29, 2.11): a count agrees with its noun ("mean of 1
+"""Words in the statistics' tables: a count agrees with its noun ("mean of 1
 set"), and the pairwise tables' decision column says what decided it and what it decided."""
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_pairwise_decision_column_is_named_for_what_it_is(tmp_path, capsys):
 
 def test_plot_files_are_named_and_go_beside_the_results(tmp_path, monkeypatch, capsys, need):
     """``--plot cd`` without --output writes to a stats folder beside the results (not the
-    working folder) and lists each file it wrote under that folder (issue 29, 2.4)."""
+    working folder) and lists each file it wrote under that folder."""
     need.file(REPO / "datasets" / "synthetic" / "synth-mtr.arff", "the bundled synthetic set")
     cfg = tmp_path / "two.yaml"
     cfg.write_text(f"name: two\noutput: {tmp_path / 'results'}\n"

@@ -1,4 +1,4 @@
-"""The fast split search grows exactly the trees of the plain one (issue 16).
+"""The fast split search grows exactly the trees of the plain one.
 
 ``GrowParams(presort=False)`` is the reference path: every node gathers and sorts its
 values. The default path presorts numeric features once per forest and partitions the row

@@ -1,4 +1,5 @@
-"""Genie3 of tests on features with missing values: ``genie3_missing`` (issue 15, osales).
+"""Genie3 of tests on features with missing values: ``genie3_missing`` (osales:
+reproduce/studies/mtr_genie3_missing.py).
 
 * ``clus`` (default) and ``known`` grow the same trees; only the recorded h* differs, and only
   at nodes whose tested feature has a missing value among the node's rows.

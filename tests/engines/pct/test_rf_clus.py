@@ -1,4 +1,4 @@
-"""CLUS 2.12.8's RF score (``rf_variant=clus``, frcli.engines.pct.rf_clus; issue 14).
+"""CLUS 2.12.8's RF score (``rf_variant=clus``, frcli.engines.pct.rf_clus).
 
 * ``bootstrap_counts`` is each tree's bag exactly: a tree that cannot split predicts the
   bag-weighted mean of the targets.

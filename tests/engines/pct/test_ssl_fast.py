@@ -1,4 +1,4 @@
-"""Semi-supervised forests grow the same trees on the fast path as on the plain one (issue 12).
+"""Semi-supervised forests grow the same trees on the fast path as on the plain one.
 
 Semi-supervised clustering columns are in the missing mode (unlabelled rows have unknown
 targets). On nominal data (one-hot feature columns, class labels) every sum of a node is an

@@ -1,4 +1,4 @@
-"""Relief with approximate neighbours (``search=approximate``, issue 16).
+"""Relief with approximate neighbours (``search=approximate``).
 
 The groups here are made larger than ``EXACT_BELOW`` by lowering it, so NN-descent runs on
 small data; agreement and speed at scale are measured by ``bench/bench_scaling.py``.

@@ -1,6 +1,6 @@
 """SSL-Relief tuning (``influence=auto``, ``neighbours=cv``): exactness of the one-pass grid
 and the shared neighbour search against plain engine runs, the choice rule, and the two
-acceptance tests of issue 12 §1 on planted data (``frcli.data.synthetic.planted_ssl``):
+acceptance tests of the defaults on planted data (``frcli.data.synthetic.planted_ssl``):
 with the defaults SSL-Relief is at least as good as supervised Relief on the labelled part
 where the clustering assumption fails, and better where it holds.
 """
@@ -118,7 +118,7 @@ def test_too_few_labels_skip_the_tuning():
     np.testing.assert_array_equal(r.importances, want.importances)
 
 
-# -- acceptance (issue 12 §1) ---------------------------------------------------------------
+# -- acceptance of the defaults -------------------------------------------------------------
 
 def _auc(imp, names, relevant):
     """P(a relevant feature outranks a noise feature)."""

@@ -1,5 +1,5 @@
 """URelief's ``exclude_self`` option (the remedy for its bias towards the features that
-dominate d_X, such as nominal features on mixed data; issue 12 §2): the engine against a
+dominate d_X, such as nominal features on mixed data; docs/design/relief.md): the engine against a
 plain-numpy reference written from the definition, and what it changes on planted data."""
 from __future__ import annotations
 
