@@ -97,13 +97,16 @@ def measure(sets: list[str], folds: int, ref: Path | None, ref_folds: int) -> li
     return rows
 
 
-def render(rows: list[dict], argv: str, folds: int, ref_name: str) -> str:
+def _load() -> str:
     with open("/proc/loadavg") as fh:
-        load = fh.read().split()[0]
+        return fh.read().split()[0]
+
+
+def render(rows: list[dict], argv: str, ref_name: str, load: str) -> str:
     has_ref = any(r["ref"] for r in rows)
     out = [f"`nice -n 10 python bench/bench_puns_forest.py {argv}` at commit {commit()}, "
            f"{platform.processor() or platform.machine()}, load average {load} when it "
-           "ended (CPU time of the child processes: a loaded machine inflates it less than "
+           "ended (per run) (CPU time of the child processes: a loaded machine inflates it less than "
            "wall time, but shared caches still do).", "",
            f"**P-UNS forest on the text sets** (issue 25): the RF score and Genie3 from one "
            f"forest of 100 unsupervised extra trees per training fold, as "
@@ -124,7 +127,9 @@ def render(rows: list[dict], argv: str, folds: int, ref_name: str) -> str:
         if has_ref:
             if r["ref"]:
                 a, b = sum(r["ref"]), sum(r["ours_paired"])
-                line += (f" {a:.1f} / {b:.1f} ({len(r['ref'])} folds) | {a / b:.2f}x |")
+                k = len(r["ref"])
+                line += (f" {a:.1f} / {b:.1f} ({k} fold{'s' if k > 1 else ''}) | "
+                         f"{a / b:.2f}x |")
             else:
                 line += " – | – |"
         k = len(r["ours"])
@@ -158,14 +163,16 @@ def main() -> int:
         rows = [r for s in saved for r in s["rows"]]
         argv = "` and `nice -n 10 python bench/bench_puns_forest.py ".join(
             s["argv"] for s in saved)
+        load = " and ".join(s.get("load", "?") for s in saved)
         a.reference_name = saved[0]["reference_name"]
     else:
         ref = Path(a.reference).resolve() if a.reference else None
         rows = measure(a.sets.split(","), a.folds, ref, a.reference_folds)
+        load = _load()
         if a.save:
-            Path(a.save).write_text(json.dumps({"argv": argv, "rows": rows,
+            Path(a.save).write_text(json.dumps({"argv": argv, "rows": rows, "load": load,
                                                 "reference_name": a.reference_name}))
-    text = render(rows, argv, a.folds, a.reference_name)
+    text = render(rows, argv, a.reference_name, load)
     print(text)
     if not a.no_write:
         write_block("## Semi-supervised and unsupervised", "puns-forest", text)
