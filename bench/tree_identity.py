@@ -217,7 +217,7 @@ def dump(path: str, quick: bool, only: str | None) -> None:
     # h* of tests on missing values under the rule every build records (builds before the
     # genie3_missing option know only "known"; the default is now CLUS's rule), and CLUS's
     # tie rule, whose scores every build computes alike (the default "share" grows the same
-    # trees: tests/test_forest_ties.py)
+    # trees: tests/engines/pct/test_forest_ties.py)
     pin = ({"genie3_missing": "known"}
            if "genie3_missing" in inspect.signature(PCTForest).parameters else {})
     pin["ties"] = "first"

@@ -56,8 +56,10 @@ def _time_rank(method: str, rank_data, conn) -> None:
     from frcli.rankers.registry import get_ranker
 
     ranker = get_ranker(method)
-    # the studies' configs pin CLUS's tie rule for the ensembles
+    # the studies' configs pin CLUS's tie rule and the papers' leaf size for the ensembles
     params = {"ties": "first"} if "ties" in ranker.param_spec() else {}
+    if "min_leaf" in ranker.param_spec():
+        params["min_leaf"] = "auto"
     with threadpool_limits(limits=1):
         t0 = time.perf_counter()
         ranker.rank(rank_data, params, seed=1, jobs=1)

@@ -110,7 +110,7 @@ def render(stores) -> str:
         f"{len(same)} of {len(names)} sets — every test and split value, the shape "
         f"({sizes} nodes), every "
         f"leaf's prototype to the printed 7 digits and weight, fractional on osales and scpf "
-        f"(missing values). `tests/test_tree_clus.py` checks this.",
+        f"(missing values). `tests/engines/pct/test_tree_clus.py` checks this.",
         "",
         f"**Ensemble rankings.** Random forests of {res['trees']} PCTs (max_features sqrt, "
         f"min_leaf 2), our seeds {md.listing(map(str, res['seeds']))} against CLUS's seeds "
@@ -218,7 +218,7 @@ def render(stores) -> str:
         "as the default and offer CLUS's as `rf_variant=clus`: CLUS's procedure contradicts "
         "the definition the papers state, and it scores a feature by where trees first use "
         "it — on planted data, noise features tested below the planted ones inherit their "
-        "damage and score as high as they do (`tests/test_rf_clus.py`). The papers computed "
+        "damage and score as high as they do (`tests/engines/pct/test_rf_clus.py`). The papers computed "
         "their scores with CLUS, and every CLUS version we could read (the old `clus.*` "
         "sources as 2.12.8's) accumulates the permutations, so `rf_variant=clus` is the one "
         "to use when reproducing their RF-score numbers.",

@@ -275,4 +275,6 @@ def _pml_agreement(stores) -> dict[str, list]:
 
 STUDY = Study(name="ssl-a20", title="A20: the kNN judging SSL rankings trained on the labelled "
               "fold or on the labelled rows only", configs=STORES, render=render,
-              compute=compute, order=52, draft=True)
+              compute=compute, order=52,
+              # the re-evaluation: semi-supervised kNN evaluations on the labelled rows
+              compute_paths=("eval:*:ssl-*knn_train=labeled*",))
