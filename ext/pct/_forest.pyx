@@ -80,7 +80,7 @@ cdef struct Ctx:
     intp_t ps_nf                 # 0: no presorting
     bint screen                  # screened extra-trees candidates (complete mode)
     intp_t ps_min_rows
-    const int32_t* cslot         # _splitter._sweep_counts's tables, or NULL
+    const int32_t* cslot         # _splitter._sweep_values's tables, or NULL
     const uint8_t* ccodes
     const double* cvals
     const int32_t* ps_rslot      # (ps_nf,) rank list of each presorted feature with ties, or -1

@@ -441,7 +441,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
                 # a feature with value codes (no missing values): x <= thr iff code <= the
                 # threshold's code (a byte per row instead of a double)
-                code = sp.ccodes + sp.cslot[f] * sp.n
+                code = sp.ccodes + sp.cslot[f]        # (row by row: stride sp.cnc)
                 vals = sp.cvals + sp.cslot[f] * 256
                 lo = 0
                 while lo < 255 and vals[lo] != best.threshold:
@@ -450,7 +450,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 if best.cut >= 0:
                     side = sp.ps.right[b.idx[p]]
                 elif code != NULL:
-                    side = code[b.idx[p]] > lo
+                    side = code[b.idx[p] * sp.cnc] > lo
                 else:
                     side = test_side(sp, f, best.threshold, sp.best_cats,
                                      sp.Xt[f * sp.n + b.idx[p]])

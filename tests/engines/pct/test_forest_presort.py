@@ -32,9 +32,13 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
         X[:, :6] = np.round(X[:, :6], 2)
         X[:, 6] = (X[:, 6] > 0.7).astype(float)
         X[:, 11] = np.round(X[:, 11], 5)     # a few ties: presorted, some nodes sort themselves
-    if kind in ("missing", "ssl"):
+    if kind in ("missing", "ssl", "capped"):
         for j in (0, 3, 8):
             X[rng.random(n) < 0.05, j] = np.nan
+    if kind == "capped":        # Mars Express's "time since" features: few values, most at
+        for j in (5, 6, 7, 11):  # the cap; below a test with missing values, fractional weights
+            X[:, j] = np.minimum(rng.geometric(0.02 + 0.01 * j, n) * 60.0, 1440.0)
+        X[:, 2] = np.round(X[:, 2], 2)      # a common minimum too
     if kind in ("mlc", "missing", "ties"):
         X[:, 9] = rng.integers(0, 3, n)
         X[:, 10] = (rng.random(n) < 0.1).astype(float)
@@ -80,7 +84,8 @@ CASES = [("plain", "rf", None), ("plain", "bagging", None), ("ties", "rf", 4),
          ("missing", "bagging", 0.5), ("class", "rf", None), ("mlc", "rf", 0.5),
          ("mlc", "bagging", None), ("ssl", "rf", None), ("plain", "et", None),
          ("sparse", "rf", 0.3), ("sparse", "bagging", None), ("sparse", "et", 0.5),
-         ("ties", "et", 4), ("counts", "et", "log2")]
+         ("ties", "et", 4), ("counts", "et", "log2"), ("capped", "rf", 0.5),
+         ("capped", "bagging", None)]
 
 
 @pytest.mark.parametrize("kind,ensemble,mf", CASES)

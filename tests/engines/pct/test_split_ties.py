@@ -3,7 +3,7 @@
 Features with ties (integers, binary, rounded values, a constant) are split by three kernels:
 the gathered sort (``path="plain"``), the presorted lists swept by runs of equal ranks
 (``"lists"``: ``_splitter._sweep_runs``; tie-free features by ``_sweep_tiefree``) and the
-per-value sums of features with at most 256 values (``"counts"``: ``_sweep_counts``). Each
+per-value sums of features with at most 256 values (``"counts"``: ``_sweep_values``). Each
 must choose the reference's test (feature, threshold) with its h and branch weights, which
 ``ref_candidates`` finds by recomputing every cut between two distinct values from scratch.
 """
@@ -98,7 +98,7 @@ def test_the_kernels_under_test_are_taken():
     for f in range(4):
         u = np.unique(X[:, f])
         assert np.array_equal(values[cslot[f], :u.size], u)
-        assert np.array_equal(u[codes[cslot[f]]], X[:, f])
+        assert np.array_equal(u[codes[:, cslot[f]]], X[:, f])
     order, slot, _ = _presort.presort_plan(Xt, ncat, 7, False, 2, cslot != -1)
     assert list(np.flatnonzero(slot >= 0)) == [5, 6]
     rslot, ranks = _presort.presort_ranks(Xt, order, slot)
