@@ -573,7 +573,14 @@ cdef intp_t tree_leaf(const TreeData* t, const double* x, intp_t stride, intp_t 
                       double v_over) noexcept nogil:
     """The leaf reached by x (x[f * stride]; feature f_over reads v_over), or -1 if a missing
     value on the path sends x down both branches."""
-    cdef intp_t node = 0, f
+    return tree_leaf_from(t, 0, x, stride, f_over, v_over)
+
+
+cdef intp_t tree_leaf_from(const TreeData* t, intp_t node, const double* x, intp_t stride,
+                           intp_t f_over, double v_over) noexcept nogil:
+    """tree_leaf from ``node`` down (the OOB permutations resume a row's path where it first
+    leaves its unpermuted path)."""
+    cdef intp_t f
     cdef int side
     cdef double v
     while t.feature[node] >= 0:

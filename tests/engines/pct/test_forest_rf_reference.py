@@ -53,3 +53,20 @@ def test_classification_score_uses_the_accuracy_denominator():
     assert m.spec_.blocks["acc_den"] and np.allclose(m.spec_.blocks["alpha"], 1.0)
     rf, _ = reference_rf(m, ds, 2)
     assert np.allclose(m.scores()["rf"], rf)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_rf_score_on_sparse_counts_matches_the_reference(seed):
+    # unsupervised extra trees on 95 %-zero counts (P-UNS's text sets in small): deep trees,
+    # byte-coded clustering columns, permuted rows leaving their paths deep down
+    rng = np.random.default_rng(seed)
+    n, F = 150, 30
+    X = ((rng.random((n, F)) < 0.05) * rng.integers(1, 6, size=(n, F))).astype(float)
+    X[:, :3] += rng.random((n, 3)) < 0.4            # a few denser columns
+    ds = Dataset("u", X, [Attribute(f"w{i}", "numeric") for i in range(F)], "unsupervised")
+    m = PCTForest("et", trees=1, seed=seed, ties="first", bootstrap=True).fit(ds, rf_score=True)
+    sc = m.scores()
+    rf, _ = reference_rf(m, ds, seed)
+    assert m.trees_[0]["feature"].size > 40            # a deep tree
+    assert np.allclose(sc["rf"], rf, rtol=1e-9, atol=1e-12)
+    assert np.abs(rf).sum() > 0
