@@ -11,7 +11,8 @@ CPU time for the two rankings is summed over the folds (data loading is not coun
 ``frcli/_ext`` pointing at its compiled ``ext``), the two builds alternating fold by fold,
 and the two rankings' importances must be equal bit for bit (the script fails otherwise).
 
-Goal (issue 25): at most 10 minutes of one core per set for BASEHOCK, PCMAC and RELATHE.
+Goal: at most 10 minutes of one core per set for BASEHOCK, PCMAC and RELATHE (the sparse text
+sets, the P-UNS study's costliest).
 
 Usage: ``nice -n 10 python bench/bench_puns_forest.py [--sets BASEHOCK,PCMAC,RELATHE]
 [--folds 10] [--reference DIR --reference-name NAME --reference-folds 2] [--no-write]``
@@ -108,7 +109,7 @@ def render(rows: list[dict], argv: str, ref_name: str, load: str) -> str:
            f"{platform.processor() or platform.machine()}, load average {load} when it "
            "ended (per run) (CPU time of the child processes: a loaded machine inflates it less than "
            "wall time, but shared caches still do).", "",
-           f"**P-UNS forest on the text sets** (issue 25): the RF score and Genie3 from one "
+           f"**P-UNS forest on the text sets**: the RF score and Genie3 from one "
            f"forest of 100 unsupervised extra trees per training fold, as "
            f"`frcli experiment configs/unsupervised.yaml` grows it, one job and one BLAS "
            f"thread, CPU seconds summed over the folds run (the protocol has 10). Goal: at most "
