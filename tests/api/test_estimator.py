@@ -147,7 +147,7 @@ def test_grid_search_tunes_a_ranker_parameter_by_the_downstream_score():
 
 
 def test_select_from_model():
-    # the example, as a new user writes it
+    # a first pipeline, as a new user writes it
     X, y = planted()
     pipe = make_pipeline(SelectFromModel(FeatureRanker("genie3-rf", trees=20), max_features=3,
                                          threshold=-np.inf), Ridge())

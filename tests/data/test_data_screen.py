@@ -31,7 +31,7 @@ def _csv(path, header, rows):
 
 @pytest.fixture()
 def ids(tmp_path):
-    """The issue's case: a sample_id (unique strings) beside a real driver of y, plus the
+    """A user's case: a sample_id (unique strings) beside a real driver of y, plus the
     columns a rule must not mistake for identifiers: distinct floats (a measurement),
     consecutive integers without an identifier's name (a time step), and a sparse integer
     key named as one."""

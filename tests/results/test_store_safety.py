@@ -122,7 +122,7 @@ def _slow_cli(tmp_path: Path, *args: str, gate: Path | None = None) -> subproces
 
 def test_two_concurrent_experiments_compute_once(tmp_path):
     """Two clients on one output: the second exits 2 at once naming the first's pid; the
-    first stores each run once (the issue saw 889 runs written for 450)."""
+    first stores each run once."""
     cfg = _cfg(tmp_path, repeats=6, rankers=[{"method": "slow", "params": {"delay": 0.01}}])
     lock = tmp_path / "out" / "x" / LOCK_NAME
     gate = tmp_path / "gate"                   # A's ranker waits until B has finished

@@ -11,8 +11,8 @@ through a realisation of each tree; rankings then do not depend on the column or
 * reversing the columns leaves Symbolic and Genie3 unchanged where the trees see all
   features (bagging) and targets are continuous, and changes them under ``first``;
 * data without signal: no score correlates with the column position (20 seeds, every task
-  with its default ensembles), a check ``first`` fails; planted clusters (the issue's
-  unsupervised numeric and mixed cases) come out on top; wq ranked with its columns reversed
+  with its default ensembles), a check ``first`` fails; planted clusters
+  (unsupervised, numeric and mixed data) come out on top; wq ranked with its columns reversed
   agrees with itself as well as two seeds do.
 """
 from __future__ import annotations
@@ -378,7 +378,7 @@ def position_bias(rule: str, task: str, seeds: int = 20, trees: int = 20, **extr
 
 
 def order_free(bias: dict) -> bool:
-    """The issue's criterion: every score within +-0.2 of no correlation."""
+    """The criterion: every score within +-0.2 of no correlation."""
     return all(abs(v) <= 0.2 for v in bias.values())
 
 

@@ -157,7 +157,7 @@ def _compare(task, holds, seeds=range(10)):
 def test_defaults_are_at_least_as_good_as_supervised_relief_when_clusters_mislead(task):
     """780 rows, 85 % unlabelled, 6 planted features; the unlabelled rows' geometry is
     shaped by noise features (CH ~ 0). The fixed influences found almost none of the planted
-    features (the issue); the tuned defaults fall back to supervised Relief."""
+    features; the tuned defaults fall back to supervised Relief."""
     res = _compare(task, holds=False)
     assert res["fixed"][0] <= 5 and res["fixed"][1] < 0.5         # the reported failure
     assert res["default"][0] >= res["sl"][0]                      # top-6 hits over 10 seeds
