@@ -347,7 +347,7 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=13,
-    compute_paths=("eval:mtr:*",),     # kNN evaluations of the MTR sets (and mtr-noise's runs)
+    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*"),  # supervised kNN evaluations
     universe=("jura", "osales", "scpf"),
     paper_sets="mtr:table7",
 )

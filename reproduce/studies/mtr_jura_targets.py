@@ -246,6 +246,6 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=15,
-    compute_paths=("eval:mtr:*",),     # kNN baselines of jura's readings
+    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*"),  # supervised kNN baselines
     universe=("jura",),
 )

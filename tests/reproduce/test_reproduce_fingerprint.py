@@ -83,7 +83,10 @@ def test_a_moved_path_invalidates_exactly_the_studies_on_it():
     assert "mtr-table7" in changed and "hmlc-ensembles" not in changed
     # a new path (a new tie rule, a new ranker) changes no study's fingerprint
     grown = F.Fingerprints({**known, "rank:mtr:plain:genie3-rf:ties=newrule": "2" * 16,
-                            "rank:mtr:plain:newranker:k=num": "3" * 16}, fps.traits)
+                            "rank:mtr:plain:newranker:k=num": "3" * 16,
+                            # a new evaluation shape, where compute steps match by pattern
+                            "eval:mtr:ssl-plain:type=new:knn=num": "4" * 16,
+                            "eval:hmlc:plain:type=new:knn=num": "5" * 16}, fps.traits)
     assert {s.name: grown.study(s, cfgs[s.name]) for s in studies} == before
 
 
