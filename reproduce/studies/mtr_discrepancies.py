@@ -347,7 +347,8 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=13,
-    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*"),  # supervised kNN evaluations
+    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*",
+                   "eval:mtr:ssl-*knn_train=full*"),  # MTR kNN evaluations on full folds
     universe=("jura", "osales", "scpf"),
     paper_sets="mtr:table7",
 )

@@ -246,6 +246,7 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=15,
-    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*"),  # supervised kNN baselines
+    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*",
+                   "eval:mtr:ssl-*knn_train=full*"),  # MTR kNN baselines on full folds
     universe=("jura",),
 )
