@@ -20,10 +20,11 @@ test:
 # plus pytest. They import the installed package (-I: not the checkout; importlib mode: a
 # dependency's top-level `tests` package cannot shadow ours); FRCLI_CATALOG points the
 # installed package at the checkout's catalog and data.
-PLAIN_TESTS = tests/test_cli.py tests/test_ux_errors.py tests/test_datasets_cli.py \
-	tests/test_stats_cli.py tests/test_experiment_config.py tests/test_experiment_run.py \
-	tests/test_experiment_store.py tests/test_data_load.py tests/test_hardening.py \
-	tests/test_store_safety.py tests/test_fuzz.py tests/test_data_screen.py
+PLAIN_TESTS = tests/cli/test_cli.py tests/cli/test_ux_errors.py tests/cli/test_datasets_cli.py \
+	tests/cli/test_hardening.py tests/cli/test_fuzz.py tests/stats/test_stats_cli.py \
+	tests/experiment/test_experiment_config.py tests/experiment/test_experiment_run.py \
+	tests/results/test_experiment_store.py tests/results/test_store_safety.py \
+	tests/data/test_data_load.py tests/data/test_data_screen.py
 test-plain:
 	FRCLI_CATALOG=$(CURDIR)/configs/datasets.yaml $(PYTHON) -I -m pytest \
 		--import-mode=importlib -p no:cacheprovider $(PLAIN_TESTS)
@@ -63,7 +64,7 @@ bench-scaling:
 bench-ssl:
 	nice -n 10 $(PYTHON) bench/bench_ssl.py $(ARGS)
 
-# Semi-supervised forests per (fold, L) of P-DS / P-ML against a reference build (issue 12):
+# Semi-supervised forests per (fold, L) of P-DS / P-ML against a reference build:
 # REF=DIR, a checkout whose frcli is built (e.g. main before a change), REF_NAME its name.
 bench-ssl-forests:
 	nice -n 10 $(PYTHON) bench/bench_ssl_forests.py --reference $(REF) --reference-name "$(REF_NAME)" $(ARGS)

@@ -2,7 +2,7 @@
 
 Usage: python bench/bench_arff.py [--no-docs]
 Writes the table under "## ARFF parsing" in docs/benchmarks.md (unless --no-docs).
-Targets (issue 2): bibtex-train < 1 s, delicious-train < 2 s for our reader.
+Targets: bibtex-train < 1 s, delicious-train < 2 s for our reader.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Agreement of frcli's ensemble rankings with CLUS's on the 11 shared MTR sets (issue 14).
+"""Agreement of frcli's ensemble rankings with CLUS's on the 11 shared MTR sets.
 
 CLUS 2.12.8 ranked the features of each set with a random forest of 100 PCTs
 (``SelectRandomSubspaces = SQRT``, per-target rankings), random seeds 1, 2 and 3
@@ -7,7 +7,7 @@ max_features sqrt, min_leaf 2) with seeds 1, 2, 3 and report Spearman's rho of t
 
 * CLUS self: mean over the 3 pairs of CLUS seeds; ours self: the same for our seeds;
 * ours vs CLUS: mean over the 9 (our seed, CLUS seed) pairs;
-* ok: ours vs CLUS >= min(CLUS self, ours self) - 0.05 (the issue's criterion).
+* ok: ours vs CLUS >= min(CLUS self, ours self) - 0.05 (the agreement criterion).
 
 Scores: overall Genie3 as CLUS defines its .fimp column (``genie3_scale=raw``: the plain mean
 over targets of the per-target variance reductions in the targets' units) and as the papers
@@ -38,7 +38,7 @@ TARGETS = {"atp1d": 6, "atp7d": 6, "edm": 2, "enb": 2, "jura": 3, "oes10": 16, "
            "osales": 12, "scpf": 3, "slump": 3, "wq": 14}
 SEEDS = (1, 2, 3)
 SCORES = ("genie3_raw", "genie3", "symbolic", "genie3_per_target", "rf")
-CRITERION = ("genie3_raw", "genie3", "symbolic")     # the issue's: overall Genie3, Symbolic
+CRITERION = ("genie3_raw", "genie3", "symbolic")     # judged on: overall Genie3, Symbolic
 MORE_SEEDS = 20      # where rf_variant=clus misses the criterion with 3 seeds, our seeds 1..20
 
 
@@ -199,7 +199,7 @@ def ok(r: dict) -> bool:
 
 
 def tables(res: dict) -> str:
-    """The Markdown tables (the issue's layout, one table per score)."""
+    """The Markdown tables (one table per score)."""
     def f3(x):
         return f"{x:.3f}"
 

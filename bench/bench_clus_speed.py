@@ -1,8 +1,8 @@
-"""Three rankings from one forest: ``frcli rank`` against CLUS on atp1d (issue 14).
+"""Three rankings from one forest: ``frcli rank`` against CLUS on atp1d.
 
 CLUS grows a random forest of 100 PCTs once and writes its Symbolic, Genie3 and RF-score
 rankings; on atp1d (337 x 411, 6 targets) it took 4.5 s of induction and 5.4 s of wall time on
-this machine (the issue's measurement; CLUS is not installed here). The goal: the whole
+this machine (a quoted measurement; CLUS is not installed here). The goal: the whole
 ``frcli rank atp1d.arff --targets last:6 --method genie3-rf,symbolic-rf,rf-rf --param
 trees=100 -o out.fimp`` (a fresh process: start-up, parsing, one forest, three .fimp files)
 takes at most a fifth of CLUS's wall time.
@@ -33,7 +33,7 @@ from _common import commit, run, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 ATP1D = ROOT.parent / "shared" / "datasets" / "mtr" / "atp1d.arff"
-CLUS_WALL_S = 5.4          # the issue's measurement of CLUS 2.12.8 (RF100, three rankings)
+CLUS_WALL_S = 5.4          # a quoted measurement of CLUS 2.12.8 (RF100, three rankings)
 CLUS_SETTINGS = """[Data]
 File = atp1d.arff
 [Attributes]

@@ -1,4 +1,4 @@
-"""The Mars Express goals (issue 28; the ``bench-mex`` block of docs/benchmarks.md):
+"""The Mars Express goals (the ``bench-mex`` block of docs/benchmarks.md):
 
 * ``frcli mex simulate`` of a four-year mission (about 4M power rows): under 1 min of one core;
 * ``frcli mex build --dt 15`` of it: under 1 min of one core, memory bounded (Δt = 1 too);

@@ -1,5 +1,5 @@
 """Semi-supervised and unsupervised ranking costs (the ``## Semi-supervised and unsupervised``
-section of docs/benchmarks.md; issue 12, Performance).
+section of docs/benchmarks.md).
 
 1. **SSL-Relief tuning.** ``relief`` with its semi-supervised defaults (``influence=auto``:
    15 influence pairs x k in {15, 20, 30} chosen by internal 4-fold CV, neighbours shared

@@ -1,6 +1,6 @@
 """Semi-supervised forest cost per (fold, L) of P-DS / P-ML, this build against a reference
 build (the ``bench-ssl-forests`` block of the ``## Semi-supervised and unsupervised`` section
-of docs/benchmarks.md; issue 12).
+of docs/benchmarks.md).
 
 One (fold, L) is what the studies do per training fold and number of labelled rows: 9/10 of
 the rows (seeded), L of them labelled (seeded), and per ensemble (rf, bagging, et)
@@ -15,8 +15,8 @@ The estimated P-DS cost of a set is its (fold, L) time summed over the ensembles
 
 Usage: ``python bench/bench_ssl_forests.py --reference DIR [--sets chess,mortgage] [--L 200]``
 (DIR: a checkout whose ``frcli`` is the reference, with ``frcli/_ext -> ../ext`` linked as for
-``bench/tree_identity.py``, e.g. main before issue 12: ``--reference-name "main f755fdd"``;
-``make bench-ssl-forests REF=DIR REF_NAME=...``).
+``bench/tree_identity.py``, e.g. main before the semi-supervised kernel speed-up:
+``--reference-name "main f755fdd"``; ``make bench-ssl-forests REF=DIR REF_NAME=...``).
 """
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def render(rows: list[dict], labelled: int, argv: str, ref_name: str) -> str:
     out = [f"`python bench/bench_ssl_forests.py {argv}` at commit {commit()} against "
            f"{ref_name}, {platform.processor() or platform.machine()}, load average "
            f"{load} when it ended (a shared machine: ratios, not seconds, carry over).", "",
-           f"**Semi-supervised forests per (fold, L)** (issue 12): one training fold (9/10 of "
+           f"**Semi-supervised forests per (fold, L)**: one training fold (9/10 of "
            f"the rows), L = {labelled} labelled, per ensemble `forest_scores(trees=100, "
            "w=\"auto\", min_leaf=1, ties=\"first\")` = w by internal CV (44 forests of 20 "
            "trees) + the final "

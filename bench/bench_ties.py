@@ -16,13 +16,19 @@ node's credit shared among the features that tie; ``random``: a random one wins)
   rankings of the two column orders (same seed) against the one between two seeds, and the
   top-10 overlaps, per score;
 * ``time``: fit time of the forests (100 trees) per rule on real sets with ties and on
-  full-precision data, the rules alternated and repeated.
+  full-precision data, the rules alternated and repeated;
+* ``puns``: the unsupervised leaf on real data (shared mcc sets, class dropped) under the
+  P-UNS protocol: 10-fold CV, Genie3 and the RF score of 100 bootstrapped extra trees with
+  ⌈log2 F⌉ features per node and ``min_leaf`` auto (fully grown, the papers'), 0.1 or 0.2 of
+  the rows, the top 16 features, a 1NN (min-max scaled on the training fold) predicting the
+  neighbour's whole row, the mean squared reconstruction error over all features.
 
     python bench/bench_ties.py nosignal --seeds 20 --ties first,share,random
     python bench/bench_ties.py planted --ties first,share
     python bench/bench_ties.py planted --ties first,share --sets synth-unsupervised --reversed
     python bench/bench_ties.py reversal --sets wq,oes10,atp1d --seeds 5
     python bench/bench_ties.py time --repeat 3
+    python bench/bench_ties.py puns --sets colon,GLIOMA,lymphoma,TOX_171
 
 The figures go to stdout (Markdown); nothing is written to the repository.
 """
@@ -332,9 +338,70 @@ def table_time(res, rules) -> str:
     return "\n".join(lines)
 
 
+PUNS_LEAVES = ("auto", 0.1, 0.2)
+
+
+def run_puns(sets, trees: int, leaves=PUNS_LEAVES) -> dict:
+    """(set, leaf) -> {score: reconstruction MSE} under the P-UNS protocol (see the module
+    docstring); the folds and the forests' seeds are the same for every leaf."""
+    from frcli.data import load_dataset
+    from frcli.engines.pct.scoring import forest_scores
+    from frcli.rankers.ensemble import leaf_rows
+
+    res = {}
+    for name in sets:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ds = load_dataset(SHARED / "mcc" / f"{name}.arff", task="unsupervised",
+                              drop=["class"])
+        X = np.nan_to_num(ds.X)
+        n = X.shape[0]
+        folds = np.array_split(np.random.default_rng(0).permutation(n), 10)
+        for leaf in leaves:
+            t0 = time.perf_counter()
+            err = {"genie3": 0.0, "rf": 0.0}
+            for k, te in enumerate(folds):
+                train = np.ones(n, bool)
+                train[te] = False
+                rows = leaf_rows(1.0 if leaf == "auto" else float(leaf), int(train.sum()))
+                r = forest_scores(ds.subset(train), "et", trees=trees, max_features="log2",
+                                  min_leaf=rows, bootstrap=True, ties="share", seed=k,
+                                  per_target=False)
+                for s in err:
+                    top = np.argsort(-r[s], kind="stable")[:16]
+                    err[s] += _knn1_mse(X[train], X[te], top) * len(te) / n
+            res[(name, leaf)] = err
+            print(f"  {name} min_leaf={leaf} ({time.perf_counter() - t0:.0f} s)",
+                  file=sys.stderr, flush=True)
+    return res
+
+
+def _knn1_mse(Xtr: np.ndarray, Xte: np.ndarray, top: np.ndarray) -> float:
+    """1NN on the ``top`` columns (min-max scaled with the training ranges), predicting the
+    neighbour's whole row: the mean squared error over every column and test row."""
+    lo, hi = Xtr[:, top].min(axis=0), Xtr[:, top].max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    A = (Xtr[:, top] - lo) / span
+    B = np.clip((Xte[:, top] - lo) / span, 0.0, 1.0)
+    d = (B ** 2).sum(axis=1)[:, None] - 2 * B @ A.T + (A ** 2).sum(axis=1)[None, :]
+    return float(((Xte - Xtr[np.argmin(d, axis=1)]) ** 2).mean())
+
+
+def table_puns(res) -> str:
+    leaves = list(dict.fromkeys(leaf for _, leaf in res))
+    lines = ["| set | " + " | ".join(f"{s} min_leaf={leaf}" for s in ("genie3", "rf")
+                                     for leaf in leaves) + " |",
+             "|---|" + "---:|" * (2 * len(leaves))]
+    for name in dict.fromkeys(n for n, _ in res):
+        lines.append(f"| {name} | " + " | ".join(f"{res[(name, leaf)][s]:.5g}"
+                                               for s in ("genie3", "rf") for leaf in leaves)
+                     + " |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("nosignal", "planted", "reversal", "time"))
+    ap.add_argument("what", choices=("nosignal", "planted", "reversal", "time", "puns"))
     ap.add_argument("--ties", default=",".join(RULES), help="rules to compare (comma list)")
     ap.add_argument("--seeds", type=int, default=None,
                     help="nosignal: seeds per cell (20); planted: seeds 1..N (8); reversal: "
@@ -342,7 +409,8 @@ def main() -> int:
     ap.add_argument("--tasks", default=",".join(NOSIGNAL_TASKS))
     ap.add_argument("--ensembles", default=",".join(ENSEMBLES))
     ap.add_argument("--sets", default=None,
-                    help="reversal: MTR sets (wq,oes10,atp1d); planted: sets (all)")
+                    help="reversal: MTR sets (wq,oes10,atp1d); planted: sets (all); puns: "
+                         "mcc sets (colon,GLIOMA,lymphoma,TOX_171)")
     ap.add_argument("--reversed", action="store_true",
                     help="planted: the sets with their columns in reverse order")
     ap.add_argument("--trees", type=int, default=100)
@@ -374,6 +442,11 @@ def main() -> int:
               f"mean over seeds 1..{n}\n")
         sets = (args.sets or "wq,oes10,atp1d").split(",")
         print(table_reversal(run_reversal(rules, sets, args.trees, n)))
+    elif args.what == "puns":
+        sets = (args.sets or "colon,GLIOMA,lymphoma,TOX_171").split(",")
+        print(f"P-UNS reconstruction MSE (10-fold CV, top 16, 1NN; lower is better), "
+              f"{args.trees} extra trees\n")
+        print(table_puns(run_puns(sets, args.trees)))
     else:
         print(table_time(run_time(rules, args.repeat, args.trees), rules))
     return 0

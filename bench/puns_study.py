@@ -1,4 +1,4 @@
-"""The whole P-UNS study, measured in one run (issue 12, Performance: configs/unsupervised.yaml,
+"""The whole P-UNS study, measured in one run (the goal: configs/unsupervised.yaml,
 all 14 shared sets, 10 folds, within 60 minutes with ``--jobs 2`` on a 2-core machine).
 
     python bench/puns_study.py run [--jobs 2]     # the study, timed (resumes nothing: a

@@ -181,7 +181,7 @@ def cases(quick: bool):
             out.append((f"{rel}/et/unsupervised",
                         lambda rel=rel: _shared(rel, task="unsupervised", drop=["class"]),
                         ("et", kw), {"rf_score": True, "per_target": False}))
-    # semi-supervised forests as P-DS grows them (issue 12): 200 labelled rows, fully grown,
+    # semi-supervised forests as P-DS grows them: 200 labelled rows, fully grown,
     # a fixed w and w chosen by the internal CV (``choose_w``, with few trees)
     for rel in ("stc/tic-tac-toe.arff", "stc/pageblocks.arff"):
         if not (SHARED / rel).exists():
@@ -217,7 +217,7 @@ def dump(path: str, quick: bool, only: str | None) -> None:
     # h* of tests on missing values under the rule every build records (builds before the
     # genie3_missing option know only "known"; the default is now CLUS's rule), and CLUS's
     # tie rule, whose scores every build computes alike (the default "share" grows the same
-    # trees: tests/test_forest_ties.py)
+    # trees: tests/engines/pct/test_forest_ties.py)
     pin = ({"genie3_missing": "known"}
            if "genie3_missing" in inspect.signature(PCTForest).parameters else {})
     pin["ties"] = "first"

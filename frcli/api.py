@@ -28,12 +28,28 @@ def dataset_from_arrays(X, Y=None, *, task: str | None = None,
     """Wrap numeric arrays as a Dataset, inferring the task when not given.
 
     ``Y`` 1-D of integers/strings/bools → classification; 1-D floats → regression; 2-D 0/1 →
-    mlc; 2-D otherwise → mtr; ``None`` → unsupervised. NaN marks missing values; with
+    mlc; 2-D otherwise → mtr; ``None`` → unsupervised. A 1-D object ``Y`` of numbers with a few
+    text values (a typo, ``"n/a"``) is an error naming the row and the value, not classes. NaN marks missing values; with
     ``semi_supervised=True`` rows whose targets are all NaN are the unlabelled part.
     """
     ds = _from_arrays(X, Y, task, feature_names, target_names)
     ds.semi_supervised = semi_supervised
     return ds
+
+
+def _refuse_numeric_typos(Y: np.ndarray) -> None:
+    """A 1-D object ``Y`` of numbers with a typo's share of text is an error naming the row
+    and the value, as the same column of a CSV file is (``frcli.data.frame.target_kind``)."""
+    import pandas as pd
+
+    from frcli.data.frame import frame_table, target_kind
+    from frcli.data.load import check_mixed
+    from frcli.errors import option_style
+
+    col = pd.Series(Y, name="Y")
+    if target_kind(col) == "csv":
+        with option_style("estimator"):        # arrays: no file to edit, no nominal=
+            check_mixed(frame_table(col.to_frame(), source="Y", kinds={"Y": "csv"}), [0], [])
 
 
 def _from_arrays(X, Y, task, feature_names, target_names) -> Dataset:
@@ -49,6 +65,8 @@ def _from_arrays(X, Y, task, feature_names, target_names) -> Dataset:
     if Y.shape[0] != X.shape[0]:
         raise ConfigError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}")
     if Y.ndim == 1:
+        if task is None and Y.dtype.kind == "O":
+            _refuse_numeric_typos(Y)
         discrete = Y.dtype.kind in "iubOUS"
         task = task or ("classification" if discrete else "regression")
         if task == "classification":

@@ -21,8 +21,12 @@ names (today SEFR's ``threshold``), the estimator's wins, and ``fit`` refuses th
 (``frcli.data.frame``): categorical, string and boolean columns are nominal features (no
 one-hot encoding), NaN and ``pd.NA`` are missing values. ``y`` picks the task as
 ``frcli.api.dataset_from_arrays`` documents: 1-D floats are regression, other 1-D values
-classification, several 0/1 columns multi-label classification (``mlc``), other columns
-multi-target regression (``mtr``), no ``y`` unsupervised ranking; ``task=`` overrides. Rows
+classification (numbers with a few text values, such as ``"n/a"``, are an error naming the
+row and the value, as in a CSV file), several 0/1 columns multi-label classification (``mlc``), other columns
+multi-target regression (``mtr``), no ``y`` unsupervised ranking (the tree ensembles then
+stop at leaves of a fifth of the rows, ``min_leaf=0.2``: fully grown unsupervised trees rank
+noise features beside the structured ones; ``min_leaf="auto"`` is the papers' setting);
+``task=`` overrides. Rows
 whose targets are all NaN are unlabelled: kept for semi-supervised ranking with
 ``semi_supervised=True``, else dropped with a warning by supervised rankers.
 
@@ -344,7 +348,7 @@ def _target_kinds(Y, task: str | None) -> dict[str, str]:
     module docstring)."""
     import pandas as pd
 
-    from frcli.data.frame import column_kind
+    from frcli.data.frame import column_kind, target_kind
 
     cols = [Y.iloc[:, j] for j in range(Y.shape[1])]
     names = [str(c) for c in Y.columns]
@@ -362,7 +366,7 @@ def _target_kinds(Y, task: str | None) -> dict[str, str]:
     elif task == "mlc":
         kinds = ["labels"] * len(cols)
     elif len(cols) == 1:
-        kinds = ["numeric" if pd.api.types.is_float_dtype(cols[0].dtype) else "nominal"]
+        kinds = [target_kind(cols[0])]
     elif all(binary(c) for c in cols):
         kinds = ["labels"] * len(cols)
     else:

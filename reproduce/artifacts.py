@@ -77,6 +77,17 @@ def _write(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
+def write_json_gz(path: Path, obj: Any) -> None:
+    """A study's compute file as gzipped JSON with no time in its header: a re-render that
+    recomputes the same numbers changes no byte, and large tables stay under the 2 MB a
+    committed file may take."""
+    _write(path, _gz(json.dumps(obj).encode("utf-8")))
+
+
+def read_json_gz(path: Path) -> Any:
+    return json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+
+
 def _csv(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> bytes:
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")

@@ -464,6 +464,10 @@ def eval_suite() -> list[Canary]:
         sets = _sets(task, kind, given=proto["type"] == "given")
         out.append(Canary(f"eval/{task}/{kind}/{i}", task, kind, sets, base, role="eval",
                           protocol=proto, evaluation=ev))
+        if kind.startswith("ssl"):      # the other reading of A20: the kNN on the L rows
+            out.append(Canary(f"eval/{task}/{kind}/{i}/labeled", task, kind, sets, base,
+                              role="eval", protocol=proto, evaluation=ev,
+                              knn_train="labeled"))
     return out
 
 

@@ -1,4 +1,4 @@
-"""What a section leaves out and what its tests can say at its N (issue 26: say both plainly).
+"""What a section leaves out and what its tests can say at its N, both said plainly.
 
 Every section ends with a generated **Data sets** line: how many of the data sets of its
 configs' files it runs, which ``../shared/datasets`` holds (through the catalog), beside the

@@ -1,6 +1,7 @@
 """The papers' numbers: ``reproduce/papers/<paper>.yaml``, each value with a line citation into
-``../shared/papers`` (``tests/test_reproduce.py`` runs :func:`check` on every file, so a typo in
-a quoted number, a truncated one or one swapped between two rows of a table fails the suite).
+``../shared/papers`` (``tests/reproduce/test_reproduce.py`` runs :func:`check` on every file,
+so a typo in a quoted number, a truncated one or one swapped between two rows of a table fails
+the suite).
 
 Layout of a paper file::
 

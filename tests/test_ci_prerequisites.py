@@ -48,7 +48,7 @@ def test_missing_skips_here_and_fails_under_ci(monkeypatch):
 
 
 def test_ci_fails_when_the_kernels_are_not_built():
-    module = "tests/test_urelief_exclude_self.py"
+    module = "tests/engines/relief/test_urelief_exclude_self.py"
     ci = _pytest(module, {"FRCLI_CI": "1"}, hide_kernels=True)
     assert ci.returncode != 0, ci.stdout
     assert "frcli._ext.relief._relief is missing under CI" in ci.stdout, ci.stdout
@@ -60,7 +60,7 @@ def test_ci_fails_when_the_kernels_are_not_built():
 
 
 def test_ci_fails_without_the_shared_data(tmp_path):
-    module = "tests/test_relief_clus.py"
+    module = "tests/engines/relief/test_relief_clus.py"
     ci = _pytest(module, {"FRCLI_CI": "1", "FRCLI_SHARED": str(tmp_path)})
     assert ci.returncode != 0 and "missing under CI" in ci.stdout, ci.stdout
     here = _pytest(module, {"FRCLI_SHARED": str(tmp_path)})

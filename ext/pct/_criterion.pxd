@@ -60,23 +60,51 @@ cdef inline void add_dense(Stats* s, const double* y, intp_t K, double w) noexce
         s.s1[c] += w * y[c]
 
 
+cdef extern from *:
+    """
+    /* add_codes' column loop, built for AVX-512, AVX2 and baseline x86-64 and chosen at load
+       time: on count data (P-UNS's text sets) the builder spends most of its time here. Every
+       column is its own sum, so wider vectors change no result; contraction into FMA (which
+       the AVX-512 build could use) would, so it is off. */
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+    #define FRCLI_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+    #pragma GCC push_options
+    #pragma GCC optimize("fp-contract=off")
+    #else
+    #define FRCLI_ROW_CLONES
+    #endif
+    FRCLI_ROW_CLONES static void frcli_add_codes(
+            double* __restrict s1, double* __restrict s2, const unsigned char* __restrict x,
+            const double* __restrict off, Py_ssize_t K, double w, int second) {
+        double y;
+        if (second) {
+            for (Py_ssize_t c = 0; c < K; c++) {
+                y = (double)x[c] - off[c];
+                s1[c] = s1[c] + w * y;
+                s2[c] = s2[c] + (w * y) * y;
+            }
+        } else {
+            for (Py_ssize_t c = 0; c < K; c++) {
+                y = (double)x[c] - off[c];
+                s1[c] = s1[c] + w * y;
+            }
+        }
+    }
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+    #pragma GCC pop_options
+    #endif
+    """
+    void frcli_add_codes(double* s1, double* s2, const uint8_t* x, const double* off,
+                         intp_t K, double w, int second) noexcept nogil
+
+
 cdef inline void add_codes(Stats* s, const uint8_t* x, const double* off, intp_t K, double w,
                            bint second) noexcept nogil:
     """stats_add_row of the complete mode from a row's byte codes: y = x - off is C's value
-    bit for bit (``frcli.engines.forest.dense_codes`` checks it), then the same arithmetic;
-    an eighth of the memory traffic on count data (P-UNS's text sets)."""
-    cdef intp_t c
-    cdef double y
+    bit for bit (``frcli.engines.forest.dense_codes`` checks it), then the same arithmetic
+    (``frcli_add_codes``); an eighth of the memory traffic on count data."""
     s.W += w
-    if second:
-        for c in range(K):
-            y = <double>x[c] - off[c]
-            s.s1[c] += w * y
-            s.s2[c] += w * y * y
-    else:
-        for c in range(K):
-            y = <double>x[c] - off[c]
-            s.s1[c] += w * y
+    frcli_add_codes(s.s1, s.s2, x, off, K, w, second)
 
 
 cdef inline double gain_dense(const Stats* S, const Stats* T, const double* a,
@@ -112,7 +140,7 @@ cdef inline void move_sparse(Stats* M, const Stats* T, const ClusterData* cd, in
 
 
 # -- missing mode (semi-supervised data: unlabelled rows have unknown targets) -----------
-# The same values as stats_add_row / gain, term for term (issue 12; tests/test_ssl_fast.py).
+# The same values as stats_add_row / gain, term for term (tests/engines/pct/test_ssl_fast.py).
 
 cdef inline void add_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
     """stats_add_row of the missing mode without a branch per value, so it vectorises: an

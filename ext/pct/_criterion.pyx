@@ -194,3 +194,29 @@ def _gain_missing_terms_check(const double[::1] a, const double[::1] TQ,
         p[c] = a[c] * (TQ[c] - WS * var_sel(s1[c], s2[c], nk[c], WS, est[c])
                        - WO * var_sel(t1[c] - s1[c], t2[c] - s2[c], tk[c] - nk[c], WO, est[c]))
     return fast, plain
+
+
+def _add_codes_check(const uint8_t[:, ::1] X, const double[::1] off, const double[::1] w):
+    """Test hook: the sums of w[i] * y and w[i] * y * y over the rows of y = X - off, in row
+    order, from the dispatched ``frcli_add_codes`` (add_codes) and from plain Cython; the
+    (s1, s2) pairs must agree bit for bit."""
+    import numpy as np
+
+    cdef intp_t n = X.shape[0], K = X.shape[1], i, c
+    cdef double y
+    out = np.zeros((4, K))
+    cdef double[:, ::1] o = out
+    cdef Stats s
+    if K == 0:
+        return out
+    s.W = 0.0
+    s.s1 = &o[0, 0]
+    s.s2 = &o[1, 0]
+    for i in range(n):
+        add_codes(&s, &X[i, 0], &off[0], K, w[i], True)
+    for i in range(n):
+        for c in range(K):
+            y = <double>X[i, c] - off[c]
+            o[2, c] += w[i] * y
+            o[3, c] += w[i] * y * y
+    return out

@@ -32,7 +32,7 @@ from frcli._ext.pct._criterion cimport (ClusterData, ERR_NUMERIC, ERR_LABEL, MOD
                                        MODE_MISSING, MODE_SPARSE01)
 from frcli._ext.pct._splitter cimport (Splitter, splitter_init, splitter_free, batch_init,
                                    screen_init, counts_init)
-from frcli._ext.pct._tree cimport (TreeData, build_tree, tree_free, tree_leaf, tree_leaves,
+from frcli._ext.pct._tree cimport (TreeData, build_tree, tree_free, tree_leaf_from, tree_leaves,
                                tree_mix, tree_route, tree_copy, tree_realised,
                                tree_realised_free)
 from frcli._ext.pct._presort cimport Presort, presort_init, presort_free
@@ -80,7 +80,7 @@ cdef struct Ctx:
     intp_t ps_nf                 # 0: no presorting
     bint screen                  # screened extra-trees candidates (complete mode)
     intp_t ps_min_rows
-    const int32_t* cslot         # _splitter._sweep_counts's tables, or NULL
+    const int32_t* cslot         # _splitter._sweep_values's tables, or NULL
     const uint8_t* ccodes
     const double* cvals
     const int32_t* ps_rslot      # (ps_nf,) rank list of each presorted feature with ties, or -1
@@ -141,15 +141,26 @@ cdef intp_t _path_features(const TreeData* t, const double* x, intp_t stride, in
 
 
 cdef inline void _index_pass(const Ctx* ctx, const TreeData* t, const int32_t* oob,
-                             intp_t n_oob, intp_t* stk_n, intp_t* stamp, int32_t* tnodes,
-                             intp_t* fstart, int32_t* frows) noexcept nogil:
+                             intp_t n_oob, const int32_t* path, const intp_t* poff,
+                             const intp_t* plen, intp_t* stk_n, intp_t* stamp,
+                             int32_t* tnodes, intp_t* fstart, int32_t* frows) noexcept nogil:
     """One pass of the counting sort feature -> the OOB rows whose path(s) test it: with
-    frows NULL, count them into fstart[f + 1]; else place row j at frows[fstart[f]++]."""
-    cdef intp_t f, j, i, cnt
+    frows NULL, count them into fstart[f + 1]; else place row j at frows[fstart[f]++].
+    A row with one path (plen[j] > 0) reads its features off the recorded path."""
+    cdef intp_t f, j, i, cnt, k
     for f in range(ctx.F):
         stamp[f] = -1
     for j in range(n_oob):
-        cnt = _path_features(t, ctx.Xt + oob[j], ctx.n, stk_n, stamp, j, tnodes)
+        if plen[j] > 0:
+            cnt = 0
+            for k in range(plen[j] - 1):
+                f = t.feature[path[poff[j] + k]]
+                if stamp[f] != j:
+                    stamp[f] = j
+                    tnodes[cnt] = <int32_t>f
+                    cnt += 1
+        else:
+            cnt = _path_features(t, ctx.Xt + oob[j], ctx.n, stk_n, stamp, j, tnodes)
         for i in range(cnt):
             if frows == NULL:
                 fstart[tnodes[i] + 1] += 1
@@ -169,7 +180,10 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
     # path(s) test feature f are frows[fstart[f]:]
     cdef int32_t *oob = NULL, *perm = NULL, *rnodes = NULL, *tnodes = NULL, *frows = NULL
     cdef intp_t *leaf = NULL, *stk_n = NULL, *roff = NULL, *rlen = NULL, *fstart = NULL
-    cdef intp_t *stamp = NULL
+    cdef intp_t *stamp = NULL, *poff = NULL, *plen = NULL
+    cdef int32_t *path = NULL
+    cdef intp_t cap_p = 0, n_p = 0, depth = 0, node, k, nxt
+    cdef int side
     cdef double *stk_w = NULL, *buf = NULL, *buf2 = NULL, *esum = NULL, *nk = NULL
     cdef double *delta = NULL, *gerr = NULL, *gden = NULL, *rws = NULL, *tws = NULL
     cdef uint8_t* used = NULL
@@ -208,7 +222,10 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
     rlen = <intp_t*>calloc(n_oob + 1, sizeof(intp_t))
     tnodes = <int32_t*>malloc((t.n_nodes + 1) * sizeof(int32_t))
     tws = <double*>malloc((t.n_nodes + 1) * sizeof(double))
-    if (roff == NULL or rlen == NULL or tnodes == NULL or tws == NULL):
+    poff = <intp_t*>calloc(n_oob + 1, sizeof(intp_t))
+    plen = <intp_t*>calloc(n_oob + 1, sizeof(intp_t))
+    if (roff == NULL or rlen == NULL or tnodes == NULL or tws == NULL or poff == NULL
+            or plen == NULL):
         rc = -1
     elif (oob == NULL or perm == NULL or leaf == NULL or stk_n == NULL or stk_w == NULL
             or buf == NULL or buf2 == NULL or esum == NULL or nk == NULL or delta == NULL
@@ -220,10 +237,39 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
             if counts[i] == 0:
                 oob[j] = <int32_t>i
                 j += 1
-        # base errors
+        # the tree's depth (a child's index exceeds its parent's; a realisation keeps no
+        # depths), in stk_n as scratch
+        stk_n[0] = 0
+        for i in range(t.n_nodes):
+            if t.feature[i] >= 0:
+                stk_n[t.left[i]] = stk_n[i] + 1
+                stk_n[t.right[i]] = stk_n[i] + 1
+            elif stk_n[i] > depth:
+                depth = stk_n[i]
+        # base errors; each row's path (its nodes, root to leaf) is path[poff[j]:][:plen[j]],
+        # plen[j] = 0 where a missing value splits it
         for j in range(n_oob):
             row = oob[j]
-            leaf[j] = tree_leaf(t, ctx.Xt + row, n, -1, 0.0)
+            if grow(<void**>&path, &cap_p, n_p + depth + 2, sizeof(int32_t)):
+                rc = -2
+                break
+            poff[j] = n_p
+            node = 0
+            while True:
+                path[n_p] = <int32_t>node
+                n_p += 1
+                if t.feature[node] < 0:
+                    break
+                side = tree_route(t, node, ctx.Xt[t.feature[node] * n + row])
+                if side == 2:
+                    node = -1
+                    break
+                node = t.left[node] if side == 0 else t.right[node]
+            leaf[j] = node
+            if node >= 0:
+                plen[j] = n_p - poff[j]
+            else:
+                n_p = poff[j]
             if leaf[j] >= 0:
                 pb = t.values + t.offset[leaf[j]] * K
             else:
@@ -266,7 +312,8 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
             if fstart == NULL or stamp == NULL:
                 rc = -2
             else:
-                _index_pass(ctx, t, oob, n_oob, stk_n, stamp, tnodes, fstart, NULL)
+                _index_pass(ctx, t, oob, n_oob, path, poff, plen, stk_n, stamp, tnodes,
+                            fstart, NULL)
                 for f in range(F):
                     fstart[f + 1] += fstart[f]
                 tot = fstart[F]
@@ -274,7 +321,8 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
                 if frows == NULL:
                     rc = -2
                 else:
-                    _index_pass(ctx, t, oob, n_oob, stk_n, stamp, tnodes, fstart, frows)
+                    _index_pass(ctx, t, oob, n_oob, path, poff, plen, stk_n, stamp, tnodes,
+                                fstart, frows)
                     for f in range(F, 0, -1):      # shift back: fstart[f] = start of f
                         fstart[f] = fstart[f - 1]
                     fstart[0] = 0
@@ -307,7 +355,25 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
                         pb = tree_mix(t, rnodes + roff[j], rws + roff[j], rlen[j], buf)
                         pn = tree_mix(t, tnodes, tws, cnt, buf2)
                     else:
-                        nl = tree_leaf(t, ctx.Xt + row, n, f, v)
+                        # the route cannot change above the path's first test of f: from
+                        # there, follow the recorded path while v keeps to it (no read of
+                        # the row), and walk on from where it leaves the path
+                        k = poff[j]
+                        while t.feature[path[k]] != f:
+                            k += 1
+                        nl = leaf[j]
+                        while k < poff[j] + plen[j] - 1:
+                            node = path[k]
+                            if t.feature[node] == f:
+                                side = tree_route(t, node, v)
+                                if side == 2:
+                                    nl = -1
+                                    break
+                                nxt = t.left[node] if side == 0 else t.right[node]
+                                if nxt != path[k + 1]:
+                                    nl = tree_leaf_from(t, nxt, ctx.Xt + row, n, f, v)
+                                    break
+                            k += 1
                         if nl >= 0 and nl == leaf[j]:
                             continue
                         pb = t.values + t.offset[leaf[j]] * K
@@ -366,6 +432,9 @@ cdef int _oob_scores(const Ctx* ctx, const TreeData* t, const int32_t* counts, u
     free(fstart)
     free(stamp)
     free(frows)
+    free(path)
+    free(poff)
+    free(plen)
     if rc == -2:
         rc = -1
     return rc

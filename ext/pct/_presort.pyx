@@ -119,9 +119,10 @@ import numpy as np
 
 def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat):
     """The numeric features without missing values that hold at most 256 values, for
-    ``_splitter._sweep_counts``: (cslot (F,) int32: row of the tables, -1 none, -2 a single
-    value in the data; codes (nc, n) uint8: each row's value index; values (nc, 256)
-    float64: the values, ascending), or None when no feature qualifies."""
+    ``_splitter._sweep_values``: (cslot (F,) int32: column of the codes and row of the values,
+    -1 none, -2 a single value in the data; codes (n, nc) uint8: each row's value index;
+    values (nc, 256) float64: the values, ascending), or None when no feature qualifies. The codes are stored
+    row by row (n, nc): a node reads its rows' codes of all its candidates in one pass."""
     cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f
     X = np.asarray(Xt)
     k = np.asarray(ncat)
@@ -146,8 +147,9 @@ def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat):
     if not codes and not (cslot == -2).any():
         return None
     if not codes:
-        return cslot, np.zeros((1, max(n, 1)), np.uint8), np.zeros((1, 256))
-    return cslot, np.ascontiguousarray(np.vstack(codes)), np.ascontiguousarray(np.vstack(values))
+        return cslot, np.zeros((max(n, 1), 1), np.uint8), np.zeros((1, 256))
+    return (cslot, np.ascontiguousarray(np.column_stack(codes)),
+            np.ascontiguousarray(np.vstack(values)))
 
 
 def presort_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, intp_t max_features,

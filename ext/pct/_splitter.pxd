@@ -19,6 +19,13 @@ cdef struct SplitRecord:
     intp_t cut               # a test found on the presorted lists (the node's segment valid):
                              # its first cut..end-start entries of f's list go right; else -1
 
+cdef struct Splitter
+
+# the search of one candidate feature of a node (``node_split`` calls it for each)
+ctypedef void (*feature_search)(Splitter* sp, const int32_t* idx, const double* wt,
+                                intp_t start, intp_t end, intp_t f,
+                                SplitRecord* best) noexcept nogil
+
 cdef struct Splitter:
     const double* Xt         # (F, n) feature-major copy of X, NaN = missing
     intp_t n
@@ -29,6 +36,8 @@ cdef struct Splitter:
     intp_t max_features
     double min_leaf
     bint extra
+    feature_search numeric_search   # the variants for this tree (extra trees or best tests,
+    feature_search nominal_search   # integer sums or not): chosen at its first node
     uint64_t rng
     int32_t* features
     double* Xf
@@ -107,13 +116,20 @@ cdef struct Splitter:
     # every sum of a node is an exact integer, so a nominal feature's most common value
     # takes the node's total minus the other values' statistics (``_category_stats_int``)
     bint int_sums
-    # numeric features with at most 256 values in the data (counts, codes, rounded values):
-    # with complete clustering data and bag-count weights, a node sums each value's rows in
-    # one pass and sweeps the values (``_sweep_counts``)
-    const int32_t* cslot     # (F,) row of ccodes of feature f; -1: none; -2: constant in the data
-    const uint8_t* ccodes    # (nc, n) each row's value index
+    # numeric features with at most 256 values in the data (counts, codes, rounded values,
+    # capped times): with complete clustering data, a node sums each value's rows in one
+    # pass and sweeps the values (``_sweep_values``)
+    const int32_t* cslot     # (F,) column of ccodes of feature f; -1: none; -2: constant
+    const uint8_t* ccodes    # (n, nc) each row's value index, row by row
+    intp_t cnc               # nc: the coded features
+    int32_t* cnode           # (F,) the feature's codes in ncodes for the current node, or -1
+    int32_t* ccand           # (max_features,) the node's coded candidates' rows of ccodes
+    uint8_t* ncodes          # (coded candidates, node rows) their codes of the node's rows
+    intp_t cap_ncodes
     const double* cvals      # (nc, 256) the values, ascending
-    double* cbin             # (256 (K + 1)): per value W, then s1 (K each); W zero between uses
+    double* cbin             # (256 (K + 1)): per value W, then s1 (K each)
+    intp_t* cseg             # (5 * 256) rows per value, each value's segment end in the sweep
+                             # order, three more counts (``_sweep_values``); zero between uses
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,

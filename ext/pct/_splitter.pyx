@@ -23,13 +23,16 @@
   that routes the rows alike, drawn for the RF score's realisation of the tree. Each feature's
   best h is kept while it is evaluated (``_better``, ``_offer``: no decision reads it).
 
-Speed without changing a tree (issue 16; ``tests/test_forest_presort.py`` compares every bit
+Speed without changing a tree (``tests/engines/pct/test_forest_presort.py`` compares every bit
 with the plain path, ``GrowParams(presort=False)``):
 
 * a numeric feature's values come in order from the tree's presorted lists (``_presort``)
   while the node's segment has no tie; with a tie the node gathers and sorts itself, as the
   order inside a run of equal values decides how the sums round; a feature without any tie
   in the data is swept straight from its list (``_sweep_tiefree``);
+* a numeric feature with at most 256 values in the data is swept per value
+  (``_sweep_values``): no sort, and in any node, its codes read once per node for all the
+  node's coded candidates (``_node_codes``);
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
 * in the sparse 0/1 mode a nominal feature visits only the rows off its most common value,
   and all candidate features of a node are counted in one pass (``_batch_categories``):
@@ -42,7 +45,7 @@ from libc.math cimport isnan, floor, sqrt, INFINITY
 from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
 from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
-                                    stats_add_row, stats_A2, gain, add_dense, gain_dense,
+                                    stats_add_row, stats_A2, gain, add_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
                                     gain_missing_begin, sub_missing)
 from frcli._ext.pct._presort cimport Presort
@@ -150,14 +153,34 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.tie_seen)
     free(sp.alt_cats)
     free(sp.cbin)
+    free(sp.cseg)
+    free(sp.cnode)
+    free(sp.ccand)
+    free(sp.ncodes)
 
 
 cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
                      const double* cvals) noexcept nogil:
-    """Enable ``_sweep_counts`` (tables from ``_presort.count_plan``); -1: it stays off."""
+    """Enable ``_sweep_values`` (tables from ``_presort.count_plan``); -1: it stays off."""
     sp.cbin = <double*>calloc(256 * (sp.cd.K + 1), sizeof(double))
-    if sp.cbin == NULL:
+    cdef intp_t f
+    sp.cseg = <intp_t*>calloc(5 * 256, sizeof(intp_t))
+    sp.cnode = <int32_t*>malloc((sp.F + 1) * sizeof(int32_t))
+    sp.ccand = <int32_t*>malloc((sp.max_features + 1) * sizeof(int32_t))
+    if sp.cbin == NULL or sp.cseg == NULL or sp.cnode == NULL or sp.ccand == NULL:
+        free(sp.cbin)
+        free(sp.cseg)
+        free(sp.cnode)
+        free(sp.ccand)
+        sp.cbin = NULL
+        sp.cseg = NULL
+        sp.cnode = sp.ccand = NULL
         return -1
+    sp.cnc = 0
+    for f in range(sp.F):
+        sp.cnode[f] = -1
+        if cslot[f] >= 0:
+            sp.cnc += 1
     sp.cslot = cslot
     sp.ccodes = ccodes
     sp.cvals = cvals
@@ -259,12 +282,62 @@ cdef inline void _move(Splitter* sp, const Stats* T, intp_t row, double w,
         add_missing(&sp.mov, cd.C + row * cd.K, cd.K, w)
 
 
+cdef extern from *:
+    """
+    /* The per-value sums of _sweep_values, built for AVX2 and baseline x86-64 and chosen at
+       load time (GCC function multi-versioning): four columns at a time. No FMA comes with
+       AVX2, so every product and sum rounds as in the plain loop. */
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+    #define FRCLI_SUMS_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define FRCLI_SUMS_CLONES
+    #endif
+    FRCLI_SUMS_CLONES static void frcli_value_sums(
+            double* __restrict BS, const unsigned char* __restrict nc,
+            const int* __restrict idx, const double* __restrict wt,
+            const double* __restrict C, Py_ssize_t m, Py_ssize_t K, Py_ssize_t d) {
+        for (Py_ssize_t p = 0; p < m; p++) {
+            Py_ssize_t b = nc[p];
+            if (b == d) continue;
+            double w = wt[p];
+            const double* __restrict y = C + (Py_ssize_t)idx[p] * K;
+            double* __restrict bs = BS + b * K;
+            for (Py_ssize_t c = 0; c < K; c++) bs[c] += w * y[c];
+        }
+    }
+    /* gain_dense's terms (_criterion.pxd), built the same way: the two divisions per column
+       dominate the cuts of a node with few rows and many values; the terms are then summed
+       in column order, as gain_dense sums them. */
+    FRCLI_SUMS_CLONES static void frcli_dense_terms(
+            double* __restrict buf, const double* __restrict a, const double* __restrict s1,
+            const double* __restrict t1, const double* __restrict TT, double WS, double WO,
+            Py_ssize_t K) {
+        for (Py_ssize_t c = 0; c < K; c++) {
+            double sO = t1[c] - s1[c];
+            buf[c] = a[c] * (s1[c] * s1[c] / WS + sO * sO / WO - TT[c]);
+        }
+    }
+    """
+    void frcli_dense_terms(double* buf, const double* a, const double* s1, const double* t1,
+                           const double* TT, double WS, double WO, intp_t K) noexcept nogil
+    void frcli_value_sums(double* BS, const uint8_t* nc, const int32_t* idx, const double* wt,
+                          const double* C, intp_t m, intp_t K, intp_t d) noexcept nogil
+
+
 cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T) noexcept nogil:
     """h of the sweep's cut, sp.mov holding the moving side (both sides weigh > 0)."""
     cdef double WM = sp.mov.W
     cdef int mode = sp.cd.mode
-    if mode == MODE_COMPLETE:
-        return gain_dense(&sp.mov, T, sp.cd.a, sp.TT, sp.cd.K)
+    cdef intp_t c, K = sp.cd.K
+    cdef double h = 0.0, WO = T.W - WM
+    cdef double* buf = sp.TT + K        # (free in the complete mode)
+    if mode == MODE_COMPLETE:           # gain_dense, its terms four at a time
+        if WM <= 0.0 or WO <= 0.0:
+            return 0.0
+        frcli_dense_terms(buf, sp.cd.a, sp.mov.s1, T.s1, sp.TT, WM, WO, K)
+        for c in range(K):
+            h += buf[c]
+        return h
     if mode == MODE_SPARSE01:
         return sp.mov.A2 / WM + A2O / (T.W - WM) - A2T / T.W
     return gain_missing(&sp.mov, T, sp.cd.a, sp.est, sp.TT, sp.cd.K, sp.TT + sp.cd.K)
@@ -430,66 +503,146 @@ cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
     _list_threshold(best, col, L, jbest)
 
 
-cdef void _sweep_counts(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end) noexcept nogil:
+    """The value codes of the node's rows for its candidates with count tables
+    (sp.ncodes, one row of m codes per candidate, sp.cnode[f] its row): one pass over the
+    node's rows reads each row's codes where they lie together, instead of one scattered read
+    per row and candidate."""
+    cdef intp_t i, j, k = 0, p, m = end - start, nc = sp.cnc
+    cdef int32_t f
+    cdef const int32_t* cs = sp.ccand
+    cdef const uint8_t* row
+    cdef uint8_t* out
+    for i in range(sp.max_features):
+        f = sp.features[i]
+        if sp.cslot[f] >= 0:
+            sp.cnode[f] = <int32_t>k
+            sp.ccand[k] = sp.cslot[f]
+            k += 1
+    if k == 0:
+        return 0
+    if grow(<void**>&sp.ncodes, &sp.cap_ncodes, k * m, 1) != 0:
+        return -1
+    out = sp.ncodes
+    for p in range(m):
+        row = sp.ccodes + idx[start + p] * nc
+        for j in range(k):
+            out[j * m + p] = row[cs[j]]
+    return 0
+
+
+cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
-    """_best_numeric for a feature with at most 256 values (complete mode, weights = bag
-    counts): one pass sums each value's rows (W and s1), then the sweep moves whole values
-    from the largest down and tries the cut below each, stopping at the minimum's: the cuts
-    and their order of the row sweep, and the same weights (integer counts, exact in any
-    order); the clustering sums are added per value, which may change their last bits (h by
-    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h* in
-    node order). No sort, no list: O(node rows + values)."""
+    """_best_numeric for a feature with at most 256 values in the data (complete mode): the
+    node's rows are counted per value, then the sweep moves whole values from the largest
+    down and tries the cut below each, stopping at the minimum's: the cuts and their order
+    of the row sweep, without a sort. O(node rows + values).
+
+    The weights are those of the row sweep: per value (integer bag counts: exact in any
+    order) or, when the node holds fractional copies of rows (below a test with missing
+    values), summed row by row in the gathered sweep's order (values descending, each
+    value's rows in node order, as ``_clus_tie_order`` orders a sorted node), which a
+    counting sort of the value codes gives. The clustering sums are added per value, and the
+    most common value's are the node's minus the others' (a capped or sparse feature's rows
+    mostly hold one value: they are never summed), which may change their last bits (h by
+    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h*
+    in node order). The minimum's rows are never moved, so its sums are needed only when it
+    is not the most common value."""
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t K = cd.K, p, b, c, bmin = 256, bmax = -1, lo
-    cdef const uint8_t* code = sp.ccodes + sp.cslot[f] * sp.n
+    cdef intp_t K = cd.K, p, b, c, q, j, lo, d, bmin = 255, bmax = 0
+    cdef const uint8_t* nc = sp.ncodes + sp.cnode[f] * (end - start)
     cdef const double* vals = sp.cvals + sp.cslot[f] * 256
+    cdef intp_t* cnt = sp.cseg
+    cdef intp_t* cend = sp.cseg + 256
     cdef double* BW = sp.cbin
     cdef double* BS = sp.cbin + 256
     cdef double* bs
+    cdef double* ms = sp.mov.s1
     cdef const double* y
     cdef const Stats* T = &sp.tot
+    cdef int32_t* pos = sp.pos
+    cdef bint by_row = not sp.exact_w
     cdef double w
     cdef int32_t r
-    if T.W < 2.0 * sp.min_leaf:
-        return
-    for p in range(start, end):
-        r = idx[p]
-        b = code[r]
-        if b == 0:
-            # the data's minimum is the node's minimum where present, and the sweep never
-            # moves the minimum's rows: only its presence is needed (sparse counts: most rows)
-            BW[0] = 1.0
-            bmin = 0
-            continue
-        w = wt[p]
-        bs = BS + b * K
-        if BW[b] == 0.0:
-            memset(bs, 0, K * sizeof(double))
-            if b < bmin:
-                bmin = b
-            if b > bmax:
-                bmax = b
-        BW[b] += w
-        y = cd.C + r * K
-        for c in range(K):
-            bs[c] += w * y[c]
-    if bmin < bmax:
+    cdef intp_t* c1 = sp.cseg + 512
+    cdef intp_t* c2 = sp.cseg + 768
+    cdef intp_t* c3 = sp.cseg + 1024
+    cdef intp_t b1, b2, b3, m = end - start
+    p = 0
+    while p + 4 <= m:           # four counts, so that equal values in a row do not wait on
+        b = nc[p]               # each other's increment
+        b1 = nc[p + 1]
+        b2 = nc[p + 2]
+        b3 = nc[p + 3]
+        cnt[b] += 1
+        c1[b1] += 1
+        c2[b2] += 1
+        c3[b3] += 1
+        bmin = min(bmin, min(min(b, b1), min(b2, b3)))
+        bmax = max(bmax, max(max(b, b1), max(b2, b3)))
+        p += 4
+    while p < m:
+        b = nc[p]
+        cnt[b] += 1
+        bmin = min(bmin, b)
+        bmax = max(bmax, b)
+        p += 1
+    for b in range(bmin, bmax + 1):
+        cnt[b] += c1[b] + c2[b] + c3[b]
+        c1[b] = c2[b] = c3[b] = 0
+    if bmin < bmax and T.W >= 2.0 * sp.min_leaf:
+        d = bmin
+        for b in range(bmin + 1, bmax + 1):
+            if cnt[b] > cnt[d]:
+                d = b
+        for b in range(bmin, bmax + 1):
+            BW[b] = 0.0
+            if cnt[b] > 0 and b != d:
+                memset(BS + b * K, 0, K * sizeof(double))
+        if by_row:          # the sweep's order: values descending, the minimum's rows left out
+            q = 0
+            for b in range(bmax, bmin, -1):
+                cend[b] = q
+                q += cnt[b]
+        if by_row:
+            for p in range(start, end):
+                b = nc[p - start]
+                if b != bmin:
+                    pos[cend[b]] = <int32_t>p
+                    cend[b] += 1
+        else:
+            for p in range(start, end):
+                BW[nc[p - start]] += wt[p]
+        frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
         _sweep_begin(sp, T)
+        j = 0
         b = bmax
         while True:
-            sp.mov.W += BW[b]
-            bs = BS + b * K
-            for c in range(K):
-                sp.mov.s1[c] += bs[c]
+            if by_row:
+                while j < cend[b]:
+                    sp.mov.W += wt[pos[j]]
+                    j += 1
+            else:
+                sp.mov.W += BW[b]
+            if b == d:      # the moving side is the node less the values below
+                memcpy(ms, T.s1, K * sizeof(double))
+                for q in range(bmin, d):
+                    if cnt[q] > 0:
+                        bs = BS + q * K
+                        for c in range(K):
+                            ms[c] -= bs[c]
+            else:
+                bs = BS + b * K
+                for c in range(K):
+                    ms[c] += bs[c]
             lo = b - 1
-            while BW[lo] == 0.0:
+            while cnt[lo] == 0:
                 lo -= 1
             if not _try_cut(sp, T, best, f, 0.0, 0.0, vals[lo], vals[b], False) or lo == bmin:
                 break
             b = lo
-    if bmax >= 0:
-        memset(BW + bmin, 0, (bmax - bmin + 1) * sizeof(double))
-    BW[0] = 0.0
+    if bmin <= bmax:
+        memset(cnt + bmin, 0, (bmax - bmin + 1) * sizeof(intp_t))
 
 
 cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
@@ -514,8 +667,8 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef const int32_t* rows = sp.srow
     cdef const double* ws = sp.sw
     if sp.cslot != NULL and sp.cslot[f] != -1:
-        if sp.cslot[f] >= 0 and sp.exact_w:
-            _sweep_counts(sp, idx, wt, start, end, f, best)
+        if sp.cslot[f] >= 0:
+            _sweep_values(sp, idx, wt, start, end, f, best)
             return
         if sp.cslot[f] == -2:       # one value in the whole data: never a test
             return
@@ -819,6 +972,32 @@ cdef inline intp_t _categories(Splitter* sp, const int32_t* idx, const double* w
     return _category_stats(sp, idx, wt, start, end, f, nm_out)
 
 
+cdef inline intp_t _first_value(Splitter* sp, intp_t k, const Stats* T) noexcept nogil:
+    """The test of a nominal feature with two values present, "x = the first of them", in
+    sp.cur_cats: that value, or -1 when a side would weigh less than min_leaf."""
+    cdef intp_t v
+    cdef double WS
+    memset(sp.cur_cats, 0, k)
+    for v in range(k):
+        if sp.cat[v].W > 0.0:
+            break
+    sp.cur_cats[v] = 1
+    WS = sp.cat[v].W
+    if WS < sp.min_leaf or T.W - WS < sp.min_leaf:
+        return -1
+    return v
+
+
+cdef inline void _offer_first(Splitter* sp, SplitRecord* best, intp_t f, double h,
+                              const Stats* T, intp_t v) noexcept nogil:
+    """``_first_value``'s test (value v) with heuristic h, the node's best if CLUS's rule
+    takes it."""
+    cdef double WS = sp.cat[v].W
+    if _better(best, h):
+        _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
+        memcpy(sp.best_cats, sp.cur_cats, sp.ncat[f])
+
+
 cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                         intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     cdef const ClusterData* cd = sp.cd
@@ -831,21 +1010,12 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
     T = _corrected_total(sp, idx, wt, nm)
     if T.W < 2.0 * ml:
         return
-    memset(sp.cur_cats, 0, k)
     if present == 2:        # the single test "x = first value" (greedy would mirror it)
-        for v in range(k):
-            if sp.cat[v].W > 0.0:
-                break
-        sp.cur_cats[v] = 1
-        WS = sp.cat[v].W
-        if WS < ml or T.W - WS < ml:
-            return
-        # the value's own statistics (0 + x = x: the same h as its copy)
-        h = _gain_nominal(sp, &sp.cat[v], T)
-        if _better(best, h):
-            _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
-            memcpy(sp.best_cats, sp.cur_cats, k)
+        v = _first_value(sp, k, T)
+        if v >= 0:          # the value's own statistics (0 + x = x: the same h as its copy)
+            _offer_first(sp, best, f, _gain_nominal(sp, &sp.cat[v], T), T, v)
         return
+    memset(sp.cur_cats, 0, k)
     stats_clear(&sp.cur, cd.K)
     while True:
         rb = -INFINITY
@@ -1132,12 +1302,22 @@ cdef bint _draw_subset(Splitter* sp, intp_t k, intp_t present, double TW) noexce
     return False
 
 
+cdef inline void _offer_subset(Splitter* sp, const int32_t* idx, const double* wt,
+                               intp_t start, intp_t end, SplitRecord* best, intp_t f, double h,
+                               const Stats* T) noexcept nogil:
+    """Offer the drawn subset of f's values (sp.try_cats, its statistics in sp.cur, its
+    heuristic h) as the feature's extra-trees test."""
+    cdef double lo = h, hi = h
+    if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
+        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
+        memcpy(sp.best_cats, sp.try_cats, sp.ncat[f])
+
+
 cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                           intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     cdef const ClusterData* cd = sp.cd
     cdef intp_t k = sp.ncat[f], v, nm, present
     cdef Stats* T
-    cdef double h, lo, hi
     present = _categories(sp, idx, wt, start, end, f, &nm)
     if present < 2:
         return
@@ -1148,14 +1328,10 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
     for v in range(k):
         if sp.try_cats[v]:
             stats_iadd(&sp.cur, &sp.cat[v], cd.K)
-    h = _gain_nominal(sp, &sp.cur, T)
-    lo = hi = h
-    if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
-        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
-        memcpy(sp.best_cats, sp.try_cats, k)
+    _offer_subset(sp, idx, wt, start, end, best, f, _gain_nominal(sp, &sp.cur, T), T)
 
 
-# -- nominal tests when every sum is an integer (``int_sums``; issue 12) ------------------
+# -- nominal tests when every sum is an integer (``int_sums``: nominal SSL data) ----------
 # A test needs only the statistics of its subset of values: they are summed from the rows on
 # the subset's side or, when that side is the larger, taken as the corrected total minus the
 # other side's rows. Integers in doubles: the same values as the plain path's sums of the
@@ -1220,7 +1396,6 @@ cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt
     """``_random_nominal`` with int_sums: the same draws, the drawn subset's statistics only."""
     cdef intp_t k = sp.ncat[f], nm, present
     cdef Stats* T
-    cdef double h, lo, hi
     sp.cat = sp.cat_own
     present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present < 0:
@@ -1232,11 +1407,7 @@ cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt
     if not _draw_subset(sp, k, present, T.W):
         return
     _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
-    h = _gain_node(sp, &sp.cur, T)
-    lo = hi = h
-    if _offer(sp, idx, wt, start, end, best, f, 0.0, &h, &lo, &hi):
-        _record(best, f, h, 0.0, sp.cur.W, T.W - sp.cur.W, sp.cur.W / T.W)
-        memcpy(sp.best_cats, sp.try_cats, k)
+    _offer_subset(sp, idx, wt, start, end, best, f, _gain_node(sp, &sp.cur, T), T)
 
 
 cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
@@ -1245,7 +1416,7 @@ cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, 
     more values run the greedy search on ``_category_stats_int``'s statistics."""
     cdef intp_t k = sp.ncat[f], v, nm, present
     cdef Stats* T
-    cdef double h, WS, ml = sp.min_leaf
+    cdef double ml = sp.min_leaf
     sp.cat = sp.cat_own
     present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present != 2:
@@ -1255,19 +1426,11 @@ cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, 
     T = _corrected_total(sp, idx, wt, nm)
     if T.W < 2.0 * ml:
         return
-    memset(sp.cur_cats, 0, k)
-    for v in range(k):
-        if sp.cat[v].W > 0.0:
-            break
-    sp.cur_cats[v] = 1
-    WS = sp.cat[v].W
-    if WS < ml or T.W - WS < ml:
+    v = _first_value(sp, k, T)
+    if v < 0:
         return
     _subset_stats_int(sp, idx, wt, start, end, f, sp.cur_cats, T, &sp.cur)
-    h = _gain_node(sp, &sp.cur, T)
-    if _better(best, h):
-        _record(best, f, h, 0.0, WS, T.W - WS, WS / T.W)
-        memcpy(sp.best_cats, sp.cur_cats, k)
+    _offer_first(sp, best, f, _gain_node(sp, &sp.cur, T), T, v)
 
 
 cdef void draw_features(Splitter* sp) noexcept nogil:
@@ -1413,6 +1576,24 @@ cdef int _find_ties(Splitter* sp, const int32_t* idx, intp_t start, intp_t end,
     return 0
 
 
+cdef void _choose_searches(Splitter* sp) noexcept nogil:
+    """The split search's variants for the tree, chosen once (its flags are set before its
+    first node): extra trees draw one random test per feature, the others search the best;
+    with integer sums (``int_sums``) a nominal feature sums only the subsets it tests."""
+    if sp.extra:
+        sp.numeric_search = _random_numeric
+        if sp.int_sums:
+            sp.nominal_search = _random_nominal_int
+        else:
+            sp.nominal_search = _random_nominal
+    else:
+        sp.numeric_search = _best_numeric
+        if sp.int_sums:
+            sp.nominal_search = _best_nominal_int
+        else:
+            sp.nominal_search = _best_nominal
+
+
 cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t start, intp_t end,
                     SplitRecord* best) noexcept nogil:
     """Best (or extra-trees random) test of the node [start, end); best.feature = -1 if none.
@@ -1441,28 +1622,25 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     batched = sp.bslot != NULL and sp.exact_w
     if batched:
         _batch_categories(sp, idx, wt, start, end)
+    if sp.cnode != NULL and _node_codes(sp, idx, start, end) != 0:
+        return -1
+    if sp.numeric_search == NULL:
+        _choose_searches(sp)
     for i in range(nf):
         f = sp.features[i]
         best.c_lo = best.c_hi = -INFINITY
-        if sp.extra:
-            if sp.ncat[f] > 0 and sp.int_sums:
-                _random_nominal_int(sp, idx, wt, start, end, f, best)
-            elif sp.ncat[f] > 0:
-                _random_nominal(sp, idx, wt, start, end, f, best)
-            else:
-                _random_numeric(sp, idx, wt, start, end, f, best)
+        if sp.ncat[f] > 0:
+            sp.nominal_search(sp, idx, wt, start, end, f, best)
         else:
-            if sp.ncat[f] > 0 and sp.int_sums:
-                _best_nominal_int(sp, idx, wt, start, end, f, best)
-            elif sp.ncat[f] > 0:
-                _best_nominal(sp, idx, wt, start, end, f, best)
-            else:
-                _best_numeric(sp, idx, wt, start, end, f, best)
+            sp.numeric_search(sp, idx, wt, start, end, f, best)
         sp.cand_lo[i] = best.c_lo
         sp.cand_hi[i] = best.c_hi
-    if batched:
-        for i in range(nf):
-            sp.bslot[sp.features[i]] = -1
+    for i in range(nf):         # the node's candidate slots off again
+        f = sp.features[i]
+        if batched:
+            sp.bslot[f] = -1
+        if sp.cnode != NULL:
+            sp.cnode[f] = -1
     sp.cat = sp.cat_own
     if sp.share_ties:
         return _find_ties(sp, idx, start, end, best)

@@ -50,6 +50,8 @@ cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double
                     bint keep_values) noexcept nogil
 cdef intp_t tree_leaf(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
                       double v_over) noexcept nogil
+cdef intp_t tree_leaf_from(const TreeData* t, intp_t node, const double* x, intp_t stride,
+                           intp_t f_over, double v_over) noexcept nogil
 cdef intp_t tree_leaves(const TreeData* t, const double* x, intp_t stride, intp_t f_over,
                         double v_over, int32_t* nodes, double* ws, intp_t* stk_n,
                         double* stk_w) noexcept nogil

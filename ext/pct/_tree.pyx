@@ -441,7 +441,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
                 # a feature with value codes (no missing values): x <= thr iff code <= the
                 # threshold's code (a byte per row instead of a double)
-                code = sp.ccodes + sp.cslot[f] * sp.n
+                code = sp.ccodes + sp.cslot[f]        # (row by row: stride sp.cnc)
                 vals = sp.cvals + sp.cslot[f] * 256
                 lo = 0
                 while lo < 255 and vals[lo] != best.threshold:
@@ -450,7 +450,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 if best.cut >= 0:
                     side = sp.ps.right[b.idx[p]]
                 elif code != NULL:
-                    side = code[b.idx[p]] > lo
+                    side = code[b.idx[p] * sp.cnc] > lo
                 else:
                     side = test_side(sp, f, best.threshold, sp.best_cats,
                                      sp.Xt[f * sp.n + b.idx[p]])
@@ -573,7 +573,14 @@ cdef intp_t tree_leaf(const TreeData* t, const double* x, intp_t stride, intp_t 
                       double v_over) noexcept nogil:
     """The leaf reached by x (x[f * stride]; feature f_over reads v_over), or -1 if a missing
     value on the path sends x down both branches."""
-    cdef intp_t node = 0, f
+    return tree_leaf_from(t, 0, x, stride, f_over, v_over)
+
+
+cdef intp_t tree_leaf_from(const TreeData* t, intp_t node, const double* x, intp_t stride,
+                           intp_t f_over, double v_over) noexcept nogil:
+    """tree_leaf from ``node`` down (the OOB permutations resume a row's path where it first
+    leaves its unpermuted path)."""
+    cdef intp_t f
     cdef int side
     cdef double v
     while t.feature[node] >= 0:

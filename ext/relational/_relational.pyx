@@ -36,25 +36,7 @@ DEF MAXLEN = 8         # maximum atoms in a chain
 DEF MAXV = 64          # maximum variables in a chain
 DEF AS = 3 + 2 * MAXA  # ints per atom record
 
-# aggregate codes (the Python side uses the same numbers)
-DEF A_COUNT = 0
-DEF A_COUNTD = 1
-DEF A_SUM = 2
-DEF A_MEAN = 3
-DEF A_MIN = 4
-DEF A_MAX = 5
-DEF A_MODE = 6
-
-# argument kinds in atom records
-DEF K_BOUND = 0
-DEF K_FRESH = 1
-DEF K_CONST = 2
-
-# value kinds of a chain's last atom
-DEF L_COUNT0 = 0     # no fresh variable: the number of matching tuples
-DEF L_NUMERIC = 1
-DEF L_CODE = 2       # a nominal or ID code
-DEF L_TUPLE = 3      # several fresh variables: only counted
+# the aggregate, argument and last-atom codes: cpdef enums of _relational.pxd
 
 AGGREGATES = {"count": A_COUNT, "countd": A_COUNTD, "sum": A_SUM, "mean": A_MEAN,
               "min": A_MIN, "max": A_MAX, "mode": A_MODE}

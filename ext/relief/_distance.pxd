@@ -9,8 +9,9 @@
 # and 1 when both are missing.
 from libc.math cimport fabs, isnan
 
-cdef enum:
-    # feature kinds (frcli.engines.relief.common.K_* in Python; a test checks they agree)
+cpdef enum FeatureKind:
+    # a column's kind, chosen per column by frcli.engines.relief.common.column_meta, which
+    # reads these values from the compiled module (_distance.pyx) rather than restating them
     K_NUM = 0        # numeric, no missing values
     K_NUM_MISS = 1   # numeric with missing values
     K_NOM = 2        # nominal, no missing values

@@ -36,10 +36,6 @@ from frcli._ext.relief._distance cimport (K_NOM, K_NOM_MISS, K_NUM, K_NUM_MISS, 
 
 cnp.import_array()
 
-# the feature kinds of _distance.pxd, for the test that the Python constants agree
-FEATURE_KINDS = {"K_NUM": K_NUM, "K_NUM_MISS": K_NUM_MISS, "K_NOM": K_NOM,
-                 "K_NOM_MISS": K_NOM_MISS}
-
 cdef enum:
     K_EXACT = 4      # numeric scored with the exact formula in both search passes
     BLOCK = 256      # candidates per block (acc: 2 KB)

@@ -38,12 +38,6 @@ from frcli._ext.relief._distance cimport (RowMerge, SparseRows, complete_distanc
 cnp.import_array()
 
 cdef enum:
-    SP_EMBED = 0     # spaces
-    SP_DENSE = 1
-    SP_SPARSE = 2
-    RULE_FIXED = 0   # neighbour-count rules
-    RULE_GAP = 1
-    RULE_RATIO = 2
     BLOCK = 512
 
 
@@ -76,7 +70,7 @@ cdef int _adaptive_k(const double* s, Py_ssize_t M, int rule) noexcept nogil:
     return <int> (best + 1)
 
 
-def adaptive_k(const double[::1] sorted_distances, int rule=1):
+def adaptive_k(const double[::1] sorted_distances, int rule=RULE_GAP):
     """Testing hook and reference for the engine: k of one sorted distance profile."""
     if sorted_distances.shape[0] == 0:
         return 0

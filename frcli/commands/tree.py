@@ -10,7 +10,7 @@ from frcli.commands import _data
 
 TREE_PARAMS = ("min_leaf", "w", "w0", "ties")
 FORMATS = ("text", "json")
-MAX_INDENTED_DEPTH = 200    # deeper trees are written as compact JSON (issue 9)
+MAX_INDENTED_DEPTH = 200    # deeper: compact JSON (indented, it grows with depth squared)
 
 
 def _tree_params(raw: dict[str, object]) -> dict[str, object]:

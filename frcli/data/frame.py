@@ -41,6 +41,24 @@ def column_kind(column) -> str:
     return "nominal" if pd.api.types.is_string_dtype(dtype) else "csv"
 
 
+def target_kind(column) -> str:
+    """The kind of a lone target column without a task: floats are numeric (regression) and
+    other values nominal (classes: scikit-learn's convention, an object column of numbers
+    included), except an object column of numbers and text, read as a CSV column is (``csv``):
+    the loader then refuses numbers with a typo's share of text, naming the row and the value
+    (``frcli.data.load.check_mixed``), where the convention would silently make classes of
+    the numbers, and reads more text as classes with a warning."""
+    import pandas as pd
+
+    if pd.api.types.is_float_dtype(column.dtype):
+        return "numeric"
+    if column_kind(column) != "csv":
+        return "nominal"
+    known = column[column.notna()].astype(str)
+    numbers = pd.to_numeric(known, errors="coerce").notna()
+    return "csv" if numbers.any() and not numbers.all() else "nominal"
+
+
 def frame_table(frame, *, source: str = "X",
                 kinds: Mapping[str, str] | None = None) -> ArffTable:
     """``frame`` (a DataFrame with unique string column names) as an ``ArffTable``.

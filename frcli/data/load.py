@@ -314,7 +314,7 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
         raise UserError("a hierarchical target must be the only target (got "
                         f"{', '.join(a.name for a in tattrs)})")
 
-    _check_mixed(table, tidx, [j for j in range(len(attrs))
+    check_mixed(table, tidx, [j for j in range(len(attrs))
                                if j not in tidx_feat_excluded and j not in dropped])
 
     if task is None:
@@ -392,7 +392,7 @@ def table_to_dataset(table: ArffTable, *, targets=None, labels=None, task: str |
                    semi_supervised=semi_supervised)
 
 
-def _check_mixed(table: ArffTable, tidx: list[int], features: list[int]) -> None:
+def check_mixed(table: ArffTable, tidx: list[int], features: list[int]) -> None:
     """A target of numbers with a typo's share of text is an error (file, line, value); any
     other column of numbers and text, read as nominal, gets a warning."""
     path = table.path

@@ -1,6 +1,7 @@
 """Exact power-of-two rescaling of numeric columns, so that huge but finite values (1e300,
 ±1.7e308) neither overflow (a square, a range max − min, a sum of k neighbours) nor tiny ones
-(1e-7) fall under an absolute "constant column" threshold (issue 9).
+(1e-7) fall under an absolute "constant column" threshold (docs/design/data.md, "Huge and
+tiny numbers").
 
 Multiplying by 2**-e changes no significand bit: every sum, difference, product and quotient
 of scaled values is the scaled result, rounded identically, as long as nothing overflows or

@@ -182,7 +182,7 @@ def planted_ssl(n: int = 780, labeled: float = 0.15, *, holds: bool = True,
     features are uniform and the noise features concentrated (N(0, 0.15) with 1 % outliers in
     [0.8, 1]), so the relevant features shape the geometry of X and the target varies with
     it (P-ML's k-means estimate CH is clearly positive, ~0 where it fails: see
-    tests/test_clustering_hypothesis.py).
+    tests/data/test_clustering_hypothesis.py).
     Otherwise the roles swap: the relevant features are the concentrated ones and the noise
     features shape X (CH ~ 0). ``labeled``: the share of rows that keep their target.
     Returns (Dataset with ``semi_supervised`` set, names of the relevant features).

@@ -68,20 +68,38 @@ def _parse_optional_bool(v: Any) -> bool | None:
 
 
 def _parse_min_leaf(v: Any) -> float | str:
-    if isinstance(v, str) and v.strip().lower() == "auto":
-        return "auto"
+    if isinstance(v, str) and v.strip().lower() in ("auto", "default"):
+        return v.strip().lower()
     x = parse_float(v)
     if x <= 0:
-        raise ValueError("must be > 0 or 'auto'")
+        raise ValueError("a number of rows >= 1, a share of the rows in (0, 1), 'default' "
+                         "or 'auto'")
     return x
 
 
-# The papers' per-task choices (issue 12 §2): which ensemble each score uses when the method
-# names only the score (``symbolic``, ``genie3``, ``rf``). Semi-supervised classification:
-# P-DS Tab. 2 (ET always worst); the other semi-supervised tasks: P-ML Tab. 5 with its tie
-# rule (RF first, then the ensemble with fewer candidate splits; spec-ssl-unsup §6.2);
-# supervised: the MTR paper (RF), the MLC paper's defaults, the HMLC paper's choices, P-DS's
-# SL columns for classification; unsupervised: P-UNS (ET).
+# The unsupervised default leaf: a fifth of the rows the tree grows on. Every feature of an
+# unsupervised tree is also a target, so a split on any feature lowers that feature's own
+# variance; a tree grown to single rows ends by explaining each noise feature through splits
+# on itself, and those deep splits (most of a fully grown tree's nodes) give a pure-noise
+# feature about as much Genie3 and Symbolic credit as a feature that carries the clusters.
+# A leaf that is a fixed share of the rows keeps the depth of the trees from growing with n,
+# so the credit stays with the splits that separate groups of rows (docs/design/pct.md,
+# "Unsupervised trees"; bench/bench_ties.py planted measures it).
+UNSUPERVISED_LEAF_SHARE = 0.2
+
+
+def leaf_rows(min_leaf: float, n: int) -> float:
+    """``min_leaf`` in (weighted) rows: a value below 1 is a share of the ``n`` rows the trees
+    grow on (at least one row), a value of 1 or more is a number of rows."""
+    return max(1.0, min_leaf * n) if min_leaf < 1.0 else float(min_leaf)
+
+
+# The papers' per-task choices: which ensemble each score uses when the method names only the
+# score (``symbolic``, ``genie3``, ``rf``; ``frcli rank --list-methods`` shows them).
+# Semi-supervised classification: P-DS Tab. 2 (ET always worst); the other semi-supervised
+# tasks: P-ML Tab. 5 with its tie rule (RF first, then the ensemble with fewer candidate
+# splits; spec-ssl-unsup §6.2); supervised: the MTR paper (RF), the MLC paper's defaults, the
+# HMLC paper's choices, P-DS's SL columns for classification; unsupervised: P-UNS (ET).
 TASK_ENSEMBLES: dict[tuple[str, str], dict[str, str]] = {
     ("unsupervised", "unsupervised"): {"symbolic": "et", "genie3": "et", "rf": "et"},
     ("semi-supervised", "classification"): {"symbolic": "rf", "genie3": "bagging",
@@ -114,13 +132,20 @@ def task_defaults(dataset: Dataset, ensemble: str, score: str) -> dict[str, Any]
     min leaf 2); fully grown, bootstrapped trees in the SSL papers (ET
     bootstraps so that the RF score has out-of-bag rows, T:6386-6393, T:7139-7145) and in
     P-UNS, whose features per node are ⌈log2 F⌉ (T:8605-8611). The RF score always
-    bootstraps (it needs out-of-bag rows)."""
+    bootstraps (it needs out-of-bag rows).
+
+    ``min_leaf_papers`` is what ``min_leaf=auto`` means (the papers' values: 2, or 1 = fully
+    grown); ``min_leaf`` what the default means: the same, except on unsupervised data, whose
+    leaves hold a fifth of the rows (``UNSUPERVISED_LEAF_SHARE``: fully grown unsupervised
+    trees rank noise features beside the features that carry the structure)."""
     mode = setting(dataset)
     mf = "sqrt" if ensemble == "rf" else "all"
     if mode == "unsupervised" and ensemble != "bagging":
         mf = "log2"
+    papers = 2.0 if mode == "supervised" else 1.0
     return {"max_features": mf,
-            "min_leaf": 2.0 if mode == "supervised" else 1.0,
+            "min_leaf": UNSUPERVISED_LEAF_SHARE if mode == "unsupervised" else papers,
+            "min_leaf_papers": papers,
             "bootstrap": ensemble != "et" or mode != "supervised" or score == "rf"}
 
 
@@ -146,7 +171,16 @@ MAX_TREES = 100_000     # a sanity bound (the papers grow 100 to 1000); memory i
 
 
 class EnsembleRanker(Ranker):
-    """Symbolic / Genie3 / Random Forest scores of bagging, random forests or extra trees."""
+    """Symbolic / Genie3 / Random Forest scores of bagging, random forests or extra trees.
+
+    The defaults are the papers' settings (``task_defaults``) except two, chosen for a
+    user's own data and pinned to the papers' values by the reproduction configs: ``ties``
+    (``share``: the rankings do not follow the column order) and the unsupervised
+    ``min_leaf`` (a fifth of the rows, where the papers grow trees to single rows: without
+    targets every feature is its own target, and the deep splits of a fully grown tree,
+    which mostly explain each noise feature through itself, would rank pure noise beside
+    the features that carry the groups of rows; ``min_leaf=auto`` restores the papers').
+    """
 
     tasks = TASKS
     description = "PCT-ensemble scores: Symbolic, Genie3, Random Forest (permutation)"
@@ -157,9 +191,10 @@ class EnsembleRanker(Ranker):
         Param("max_features", _parse_max_features, "default",
               "features tried per node: sqrt (⌈√F⌉), log2, all, an int or a fraction; "
               "default: see the per-task defaults"),
-        Param("min_leaf", _parse_min_leaf, "auto",
-              "minimum (weighted) examples per leaf; auto: 2, 1 (fully grown) for "
-              "semi-supervised and unsupervised data"),
+        Param("min_leaf", _parse_min_leaf, "default",
+              "minimum (weighted) rows per leaf, or below 1 a share of the rows; default: "
+              "2, 1 (fully grown) semi-supervised, 0.2 (a fifth of the rows) unsupervised; "
+              "auto: the papers' values (2, 1 semi-supervised and unsupervised)"),
         Param("bootstrap", _parse_optional_bool, "default",
               "grow trees on bootstrap samples; default: see the per-task defaults"),
         Param("symbolic_weight", _parse_symbolic_weight, 0.5,
@@ -220,11 +255,12 @@ class EnsembleRanker(Ranker):
         ssl = ", ".join(f"{t} {trio('semi-supervised', t)}" for t in
                         ("classification", "regression", "mtr", "mlc", "hmlc"))
         return [
-            "per-task defaults (the papers'):",
+            "per-task defaults (the papers', except the unsupervised leaf):",
             "  supervised: min_leaf 2; max_features sqrt for rf, all for bagging/et; et "
             "without bootstrap (except the rf score)",
-            "  semi-supervised and unsupervised: min_leaf 1 (fully grown), et bootstrapped; "
-            "unsupervised max_features log2 (P-UNS)",
+            "  semi-supervised: min_leaf 1 (fully grown), et bootstrapped",
+            "  unsupervised: min_leaf 0.2 (a fifth of the rows; auto = 1, fully grown, as "
+            "P-UNS), et bootstrapped, max_features log2 (P-UNS)",
             "  symbolic, genie3, rf (score only) take the ensemble per task "
             "(symbolic/genie3/rf):",
             f"    supervised: {sup}",
@@ -284,9 +320,10 @@ class EnsembleRanker(Ranker):
         grid: most trees, smallest leaves; one forest at a time, -str included)."""
         from frcli.engines.memory import check_memory, clustering_width, forest_bytes
 
-        # min_leaf auto: 1 at most (fully grown, the semi-supervised/unsupervised default)
+        # min_leaf auto/default: 1 at most (fully grown, the semi-supervised default)
         trees = max(grid["trees"])
-        min_leaf = min(1.0 if v == "auto" else float(v) for v in grid["min_leaf"])
+        min_leaf = min(1.0 if v in ("auto", "default") else
+                       leaf_rows(float(v), dataset.n_examples) for v in grid["min_leaf"])
         ssl = dataset.semi_supervised and dataset.labeled is not None and \
             not bool(np.all(dataset.labeled))
         need = forest_bytes(dataset.n_examples, dataset.n_features,
@@ -313,7 +350,9 @@ class EnsembleRanker(Ranker):
             boot = auto["bootstrap"]
         mf = auto["max_features"] if params["max_features"] == "default" else \
             params["max_features"]
-        leaf = auto["min_leaf"] if params["min_leaf"] == "auto" else float(params["min_leaf"])
+        leaf = {"default": auto["min_leaf"], "auto": auto["min_leaf_papers"]}.get(
+            params["min_leaf"], params["min_leaf"])
+        leaf = leaf_rows(float(leaf), dataset.n_examples)
         kw = dict(max_features=mf,
                   min_leaf=leaf, bootstrap=boot, w=params["w"],
                   w0=params["w0"], symbolic_weight=params.get("symbolic_weight", 0.5),

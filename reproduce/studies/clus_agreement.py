@@ -1,4 +1,4 @@
-"""Agreement with CLUS (issue 14): single trees equal CLUS's, and the ensemble rankings of
+"""Agreement with CLUS: single trees equal CLUS's, and the ensemble rankings of
 100-tree random forests agree with CLUS's as closely as CLUS agrees with itself.
 
 The numbers come from ``bench/bench_clus_agreement.py`` (``compute``), run once per code hash
@@ -110,7 +110,7 @@ def render(stores) -> str:
         f"{len(same)} of {len(names)} sets — every test and split value, the shape "
         f"({sizes} nodes), every "
         f"leaf's prototype to the printed 7 digits and weight, fractional on osales and scpf "
-        f"(missing values). `tests/test_tree_clus.py` checks this.",
+        f"(missing values). `tests/engines/pct/test_tree_clus.py` checks this.",
         "",
         f"**Ensemble rankings.** Random forests of {res['trees']} PCTs (max_features sqrt, "
         f"min_leaf 2), our seeds {md.listing(map(str, res['seeds']))} against CLUS's seeds "
@@ -218,7 +218,7 @@ def render(stores) -> str:
         "as the default and offer CLUS's as `rf_variant=clus`: CLUS's procedure contradicts "
         "the definition the papers state, and it scores a feature by where trees first use "
         "it — on planted data, noise features tested below the planted ones inherit their "
-        "damage and score as high as they do (`tests/test_rf_clus.py`). The papers computed "
+        "damage and score as high as they do (`tests/engines/pct/test_rf_clus.py`). The papers computed "
         "their scores with CLUS, and every CLUS version we could read (the old `clus.*` "
         "sources as 2.12.8's) accumulates the permutations, so `rf_variant=clus` is the one "
         "to use when reproducing their RF-score numbers.",
@@ -227,7 +227,7 @@ def render(stores) -> str:
 
 
 STUDY = Study(name="clus-agreement",
-              title="Single trees equal CLUS's; ensemble rankings agree with CLUS (issue 14)",
+              title="Single trees equal CLUS's; ensemble rankings agree with CLUS",
               configs=(), render=render, compute=compute, order=5,
               # ensemble scores of MTR forests (CLUS's and random ties) and single trees
               compute_paths=("rank:mtr:*:*-rf:*ties=first*", "rank:mtr:*:*-rf:*ties=random*",

@@ -7,9 +7,10 @@ from reproduce.framework import ConfigRef, Study
 
 ET_ALL = ConfigRef("configs/hmlc.yaml", name="hmlc-et-all", set={"rankers": [
     {"method": "symbolic-et", "params": {"trees": 10, "symbolic_weight": "dynamic",
-                                         "max_features": "all", "w0": 0.75, "ties": "first"}},
+                                         "max_features": "all", "w0": 0.75, "min_leaf": "auto",
+                                         "ties": "first"}},
     {"method": "genie3-et", "params": {"trees": 10, "max_features": "all", "w0": 0.75,
-                                       "ties": "first"}}]})
+                                       "min_leaf": "auto", "ties": "first"}}]})
 MAIN = ConfigRef("configs/hmlc.yaml")      # ET with sqrt(F): the hmlc-ensembles study's runs
 
 

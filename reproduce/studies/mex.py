@@ -1,4 +1,4 @@
-"""The Mars Express case study (thesis Ch. 8; issue 28), on a simulated mission.
+"""The Mars Express case study (thesis Ch. 8; docs/mex.md), on a simulated mission.
 
 ``compute`` runs ``frcli.mex.pipeline`` (what ``frcli mex run`` does) with configs/mex.yaml's
 settings on a short simulated mission (``YEARS`` Martian years, every Δt of 8a, ensembles of

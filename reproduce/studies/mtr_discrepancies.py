@@ -313,7 +313,7 @@ def render(stores) -> str:
         + md.listing([f"{100 * s:.0f} %" for s in on]) + " (seeds 1–3; the random draws "
         "differ, so only the level is comparable). Our single trees equal CLUS's on osales, "
         "missing values included (rows with a missing tested value go down both branches "
-        "with CLUS's weights; `tests/test_tree_clus.py`), so single trees are not the "
+        "with CLUS's weights; `tests/engines/pct/test_tree_clus.py`), so single trees are not the "
         "suspect" + ("; what makes our forests weigh those features more than CLUS's is "
                      "how Genie3 scores a test on a feature with missing values "
                      "([next section](#genie3-and-missing-values-cluss-rule-for-the-score-of-"
@@ -347,7 +347,8 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=13,
-    compute_paths=("eval:mtr:*",),     # kNN evaluations of the MTR sets (and mtr-noise's runs)
+    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*",
+                   "eval:mtr:ssl-*knn_train=full*"),  # MTR kNN evaluations on full folds
     universe=("jura", "osales", "scpf"),
     paper_sets="mtr:table7",
 )

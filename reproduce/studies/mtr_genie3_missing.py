@@ -1,4 +1,4 @@
-"""Genie3 and missing values (issue 15, osales): why CLUS's forests put less Genie3 weight
+"""Genie3 and missing values (osales): why CLUS's forests put less Genie3 weight
 on osales' mostly-missing features than ours, and what that does to the Table 7 comparison.
 
 CLUS scores a test by ``ClusEnsembleFeatureRanking.calculateGENI3value``: the node's variance
@@ -165,7 +165,7 @@ def render(stores) -> str:
         "reduction. `genie3_missing=known` (the literal reading of the papers' h*) scores "
         "the heuristic's variance reduction on the rows with a known value, the value the "
         "test was chosen by. The trees are the same under both rules "
-        "(`tests/test_genie3_missing.py` checks both against a plain numpy version). "
+        "(`tests/engines/pct/test_genie3_missing.py` checks both against a plain numpy version). "
         "Because of what follows, CLUS's rule (`genie3_missing=clus`) is frcli's default; "
         "`known` was the default until this section showed the difference.",
         "",

@@ -1,4 +1,4 @@
-"""jura: which three metals are the targets (issue 15). The shared jura.arff (Mulan's file) has
+"""jura: which three metals are the targets. The shared jura.arff (Mulan's file) has
 Cd, Co and Cu as its last three attributes, the targets by the collection's convention; the
 paper that published the collection (Spyromitros-Xioufis et al. 2016, Mach Learn 104:55-98,
 pp. 82-83) says "cadmium, copper and lead are treated as target variables while the remaining
@@ -246,6 +246,7 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=15,
-    compute_paths=("eval:mtr:*",),     # kNN baselines of jura's readings
+    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*",
+                   "eval:mtr:ssl-*knn_train=full*"),  # MTR kNN baselines on full folds
     universe=("jura",),
 )

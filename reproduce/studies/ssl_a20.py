@@ -13,7 +13,6 @@ evaluations on at most 500 training rows, measured in the section."""
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 
 import numpy as np
@@ -22,6 +21,7 @@ import pandas as pd
 from frcli.stats.pooling import pooled_confusion
 from reproduce import md
 from reproduce import verdict as V
+from reproduce.artifacts import read_json_gz, write_json_gz
 from reproduce.framework import Study
 from reproduce.papers import paper
 from reproduce.studies import _subset
@@ -41,7 +41,7 @@ def _key(view) -> str:
 
 
 def _path(stores, view):
-    return stores.work("ssl-a20") / f"labeled-{view.config.name}-{_key(view)}.json"
+    return stores.work("ssl-a20") / f"labeled-{view.config.name}-{_key(view)}.json.gz"
 
 
 def reevaluate(view) -> tuple[pd.DataFrame, float]:
@@ -89,12 +89,11 @@ def compute(stores) -> None:
         if path.is_file():
             continue
         frame, seconds = reevaluate(view)
-        path.write_text(json.dumps({"seconds": seconds, "rows": frame.to_dict("records")}),
-                        encoding="utf-8")
+        write_json_gz(path, {"seconds": seconds, "rows": frame.to_dict("records")})
 
 
 def load(stores, view) -> tuple[pd.DataFrame, float]:
-    doc = json.loads(_path(stores, view).read_text(encoding="utf-8"))
+    doc = read_json_gz(_path(stores, view))
     f = pd.DataFrame(doc["rows"])
     if not f.empty:
         f["labeled"] = f["labeled"].astype("Int64")
@@ -275,4 +274,6 @@ def _pml_agreement(stores) -> dict[str, list]:
 
 STUDY = Study(name="ssl-a20", title="A20: the kNN judging SSL rankings trained on the labelled "
               "fold or on the labelled rows only", configs=STORES, render=render,
-              compute=compute, order=52, draft=True)
+              compute=compute, order=52,
+              # the re-evaluation: semi-supervised kNN evaluations on the labelled rows
+              compute_paths=("eval:*:ssl-*knn_train=labeled*",))

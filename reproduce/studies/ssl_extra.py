@@ -286,6 +286,7 @@ def fig3(stores, name: str) -> str:
                             color=colors[s],
                             label=f"{R.SCORE_NAMES[s]} {setting.upper()}")
             ax.set_title(f"{task}: {d}, {measure} of the {k}NN", fontsize=9)
+            ax.set_xlabel("labelled examples L", fontsize=8)
             ax.tick_params(labelsize=7)
     return _legend_below_and_save(fig, axes, name, bottom=0.05, dpi=80)
 
@@ -315,4 +316,4 @@ def render(stores) -> str:
 
 STUDY = Study(name="ssl-extra", title="P-DS §5.4 and Figs. 1-2, P-ML Tables 5, 6, 12 and Fig. 3 "
               "(from the SSL stores)", configs=(SC.RUN, SP.REG, SP.MLC), render=render,
-              order=53, draft=True)
+              order=53)

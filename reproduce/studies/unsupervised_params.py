@@ -23,7 +23,7 @@ ENSEMBLES = ("et", "rf")
 def _rankers(subsets) -> list[dict]:
     # the RF score first: Genie3 then reuses its forest (one forest per ensemble and n')
     return [{"method": f"{score}-{e}", "params": {"max_features": list(subsets),
-                                                  "ties": "first"}}
+                                                  "min_leaf": "auto", "ties": "first"}}
             for e in ENSEMBLES for score in ("rf", "genie3")]
 
 

@@ -100,7 +100,8 @@ def read_schema_dataset(path: str | Path, name: str | None = None) -> Relational
     except UnicodeDecodeError as e:
         raise DataError(f"not UTF-8 text (byte {e.start})", src) from None
     # strict YAML: one line naming the line (PyYAML's messages span several), duplicate
-    # keys refused, no NUL, no 5,000-digit numbers (issue 9)
+    # keys refused, no NUL, no 5,000-digit numbers: each would otherwise end in a traceback,
+    # not one line
     doc = load_yaml(text, src)
     doc = _check_keys(doc or {}, TOP_KEYS, src, "schema")
     if "tables" not in doc or "target" not in doc:
@@ -190,13 +191,13 @@ def read_schema_dataset(path: str | Path, name: str | None = None) -> Relational
                 vt = f"{'numeric' if numeric else 'nominal'}:{tname}.{col}"
                 kinds[vt] = "numeric" if numeric else "nominal"
             values.setdefault(vt, [])     # a column with no known value: a relation with
-            for _, v in cells:            # no facts over an empty domain (issue 9)
+            for _, v in cells:            # no facts over an empty domain
                 values[vt].append(v)
             if tname == ttab and col == tcol:
                 if kinds[vt] != "nominal":
                     kinds[vt] = "nominal"      # a class column, even if its labels are numbers
                     vt_nom = f"nominal:{tname}.{col}"
-                    values[vt_nom] = values.pop(vt, [])    # [] : no row (issue 9)
+                    values[vt_nom] = values.pop(vt, [])    # [] : no row
                     kinds.pop(vt)
                     vt = vt_nom
                     kinds[vt] = "nominal"

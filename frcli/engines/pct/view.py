@@ -109,7 +109,7 @@ def tree_nodes(model: Any, dataset: Dataset, index: int = 0) -> dict[str, Any]:
     """Tree ``index`` of a fitted ``PCTForest`` (grown on ``dataset``) as nested dicts.
 
     Built with an explicit stack, not recursion: a tree can be as deep as the data set has
-    rows (a chain of one-row splits), beyond Python's recursion limit (issue 9)."""
+    rows (a chain of one-row splits), beyond Python's recursion limit."""
     t = model.trees_[index]
     X = dataset.X
     Y, _, cats = _targets(dataset)
@@ -212,7 +212,7 @@ def render_text(root: dict[str, Any], cats: list[list[str] | None] | None = None
 
     lines.append(show(root))
     todo = [(root, "")]                  # an explicit stack: trees can be deeper than the
-    while todo:                          # recursion limit (issue 9)
+    while todo:                          # recursion limit
         item, prefix = todo.pop()
         if isinstance(item, str):        # a child's line, printed when it comes up
             lines.append(item)

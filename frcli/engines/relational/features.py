@@ -49,15 +49,24 @@ import numpy as np
 from frcli.data.relational.model import RelationalDataset
 from frcli.errors import ConfigError
 
+try:
+    from frcli._ext.relational._relational import AGGREGATES, ArgKind, LastKind
+except ImportError as e:  # pragma: no cover - a build problem, not a user error
+    raise ImportError("frcli's relational kernel is not built; run 'make build' "
+                      "(python setup.py build_ext --inplace)") from e
+
 AGG_NAMES = ("count", "countd", "sum", "mean", "min", "max", "mode")
-AGG_CODE = {a: i for i, a in enumerate(AGG_NAMES)}
+AGG_CODE = {a: int(AGGREGATES[a]) for a in AGG_NAMES}    # the kernel's codes
 ALL_AGGREGATES = AGG_NAMES
 SETTINGS_ALIASES = {"countUnique": "countd"}
 _NUMERIC_OUT = ("min", "max", "mean", "sum")
 _AFTER_MODE = ("count", "countd", "mode")
 
-BOUND, FRESH, CONST = 0, 1, 2
-L_COUNT0, L_NUMERIC, L_CODE, L_TUPLE = 0, 1, 2, 3
+# an atom argument's kind and the kind of a chain's last atom: the kernel's enums
+# (ext/relational/_relational.pxd), as plain ints
+BOUND, FRESH, CONST = (int(k) for k in (ArgKind.K_BOUND, ArgKind.K_FRESH, ArgKind.K_CONST))
+L_COUNT0, L_NUMERIC, L_CODE, L_TUPLE = (int(k) for k in (
+    LastKind.L_COUNT0, LastKind.L_NUMERIC, LastKind.L_CODE, LastKind.L_TUPLE))
 
 
 @dataclass(frozen=True)

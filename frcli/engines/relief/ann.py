@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from frcli.engines.relief.common import K_NOM, K_NOM_MISS, K_NUM_MISS
+from frcli.engines.relief.common import feature_kinds
 from frcli.engines.relief.thirdparty import pynndescent
 from frcli.errors import ConfigError
 
@@ -36,12 +36,13 @@ GRAPH_NEIGHBOURS = 30   # pynndescent's default graph degree (at least K + 1 is 
 def coordinates(X: np.ndarray, kind: np.ndarray, mn: np.ndarray, rg: np.ndarray,
                 n_values: np.ndarray) -> np.ndarray:
     """(n, F') float32 coordinates whose Manhattan distance is F * d_X."""
-    if np.any((kind == K_NUM_MISS) | (kind == K_NOM_MISS)):
+    FK = feature_kinds()
+    if np.any((kind == FK.K_NUM_MISS) | (kind == FK.K_NOM_MISS)):
         raise ConfigError("search=approximate needs data without missing values "
                           "(use search=exact)")
     cols = []
     for f in range(X.shape[1]):
-        if kind[f] == K_NOM:
+        if kind[f] == FK.K_NOM:
             k = max(int(n_values[f]), int(np.max(X[:, f])) + 1 if X.shape[0] else 1)
             cols.append(0.5 * np.eye(k, dtype=np.float32)[X[:, f].astype(np.intp)])
         else:

@@ -31,9 +31,6 @@ from frcli.errors import ConfigError
 MLC_DISTANCES = ("hamming", "accuracy", "f1", "subset")
 HMLC_DISTANCES = ("clus", "euclidean", "hamming", "accuracy", "f1", "subset")
 
-# feature kinds understood by the kernels (the enum of ext/relief/_distance.pxd)
-K_NUM, K_NUM_MISS, K_NOM, K_NOM_MISS = 0, 1, 2, 3
-
 ITERATIONS_RULE = "a fraction in (0, 1], -1 for all examples, or an integer count"
 
 
@@ -48,6 +45,13 @@ def kernel(name: str) -> ModuleType:
                           f"build` (or `FRCLI_EXT={name} make build`)") from e
 
 
+def feature_kinds() -> Any:
+    """The column kinds the kernels understand: ``FeatureKind`` of ``ext/relief/_distance.pxd``
+    (``K_NUM``, ``K_NUM_MISS``, ``K_NOM``, ``K_NOM_MISS``), read from the compiled module so
+    that they are defined once; like the kernels, loaded on first use."""
+    return kernel("_distance").FeatureKind
+
+
 @dataclass
 class ColumnMeta:
     """Per-column distance metadata: kind code, min, range (1 if constant), nominal-missing d."""
@@ -56,6 +60,11 @@ class ColumnMeta:
     mn: np.ndarray
     rg: np.ndarray
     nm: np.ndarray
+
+    def has_missing(self) -> bool:
+        """Whether some column has missing values (kind K_NUM_MISS or K_NOM_MISS)."""
+        FK = feature_kinds()
+        return bool(np.any((self.kind == FK.K_NUM_MISS) | (self.kind == FK.K_NOM_MISS)))
 
 
 def column_meta(V: np.ndarray, nominal: np.ndarray, n_values: np.ndarray,
@@ -76,8 +85,9 @@ def column_meta(V: np.ndarray, nominal: np.ndarray, n_values: np.ndarray,
         col = V[:, i]
         nv[i] = (np.nanmax(col) + 1) if np.isfinite(col).any() else 1
     nm = np.where(nominal, 1.0 - 1.0 / np.maximum(nv, 1.0), 0.0)
-    kind = np.where(nominal, np.where(has_miss, K_NOM_MISS, K_NOM),
-                    np.where(has_miss, K_NUM_MISS, K_NUM)).astype(np.int32)
+    FK = feature_kinds()
+    kind = np.where(nominal, np.where(has_miss, FK.K_NOM_MISS, FK.K_NOM),
+                    np.where(has_miss, FK.K_NUM_MISS, FK.K_NUM)).astype(np.int32)
     return ColumnMeta(kind, mn.astype(np.float64), rg.astype(np.float64), nm.astype(np.float64))
 
 
@@ -85,9 +95,10 @@ def column_distances(a: np.ndarray, b: np.ndarray, meta: ColumnMeta) -> np.ndarr
     """Vectorised per-column distances between rows a and b (P, T) with the same conventions."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    if np.all(meta.kind == K_NUM):          # the common case: numeric, nothing missing
+    FK = feature_kinds()
+    if np.all(meta.kind == FK.K_NUM):       # the common case: numeric, nothing missing
         return np.abs(a - b) / meta.rg
-    nom = meta.kind >= K_NOM
+    nom = (meta.kind == FK.K_NOM) | (meta.kind == FK.K_NOM_MISS)
     with np.errstate(invalid="ignore"):
         num = np.abs(a - b) / meta.rg
         ta = (a - meta.mn) / meta.rg

@@ -2,7 +2,7 @@
 
 The ReliefE paper's baselines were scikit-rebate's implementations run with their defaults
 (docs/design/relief.md, "MultiSURF"), so these follow scikit-rebate's definitions exactly (see
-the kernel's docstring) and agree with it on the same data (tests/test_multisurf.py):
+the kernel's docstring) and agree with it on the same data (tests/engines/relief/test_multisurf.py):
 
 * a feature with at most ``discrete_limit`` (scikit-rebate's ``categorical_threshold``, 10)
   distinct values is compared as a category (0/1), every nominal feature too; 0 keeps the

@@ -35,9 +35,8 @@ from frcli.data.dataset import Dataset
 from frcli.data.scaling import exponents, scale
 from frcli.engines import progress
 from frcli.engines.relief import ann
-from frcli.engines.relief.common import (K_NOM_MISS, K_NUM_MISS, ColumnMeta, TargetDistance,
-                                         column_distances, column_meta, iteration_count,
-                                         kernel)
+from frcli.engines.relief.common import (ColumnMeta, TargetDistance, column_distances,
+                                         column_meta, iteration_count, kernel)
 from frcli.errors import ConfigError, DataError, option
 
 @dataclass
@@ -172,7 +171,7 @@ def prepare(dataset: Dataset, sparse: str, search: str = "exact"):
     e[dataset.nominal_mask] = 0
     X = scale(dataset.X, e)
     fmeta = column_meta(X, dataset.nominal_mask, dataset.n_categories)
-    if search == "approximate" and np.any((fmeta.kind == K_NUM_MISS) | (fmeta.kind == K_NOM_MISS)):
+    if search == "approximate" and fmeta.has_missing():
         raise ConfigError("search=approximate needs data without missing values "
                           "(use search=exact)")
     Xc = np.ascontiguousarray(X.T)

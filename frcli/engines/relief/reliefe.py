@@ -84,7 +84,9 @@ LABEL_SET_DISTANCES = ("hamming", "accuracy", "f1", "subset")
 LABEL_SPACE_DISTANCES = ("cosine", "hyperbolic")
 DISTANCES = LABEL_SET_DISTANCES + LABEL_SPACE_DISTANCES
 MLC_UPDATES = ("rrelieff", "paper", "code")
-RULES = {"auto": 1, "auto-ratio": 2}
+# the adaptive neighbour rules by parameter value: members of the kernel's NeighbourRule
+# (ext/relief/_reliefe.pxd), looked up when the kernel is loaded
+RULES = {"auto": "RULE_GAP", "auto-ratio": "RULE_RATIO"}
 TASKS = ("classification", "mlc")
 MIN_EMBED_ROWS = 8
 
@@ -207,7 +209,8 @@ def prms(B, rng: np.random.Generator):
 def adaptive_k(sorted_distances: np.ndarray, rule: str = "auto") -> int:
     """k of one sorted distance profile (the kernel's rule; see ``ext/relief/_reliefe.pyx``)."""
     d = np.ascontiguousarray(sorted_distances, dtype=np.float64)
-    return int(kernel("_reliefe").adaptive_k(d, RULES[rule]))
+    K = kernel("_reliefe")
+    return int(K.adaptive_k(d, K.NeighbourRule[RULES[rule]]))
 
 
 # -- the engine -----------------------------------------------------------------------------
@@ -342,7 +345,7 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
                               "(an integer >= 1, auto or auto-ratio)")
         rule, k = RULES[neighbours], 0
     else:
-        rule, k = 0, int(neighbours)
+        rule, k = "RULE_FIXED", int(neighbours)
         if k < 1:
             raise ConfigError("parameter 'neighbours' must be >= 1")
     if not 0 < sparsify <= 1:
@@ -431,13 +434,14 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
 
     # -- neighbour search + update, chunk by chunk ------------------------------------------
     K = kernel("_reliefe")
+    rule = K.NeighbourRule[rule]
     t0 = time.perf_counter()
     if E is not None:
-        space, space_args = 0, {"embed": np.ascontiguousarray(E.T)}
+        space, space_args = K.Space.SP_EMBED, {"embed": np.ascontiguousarray(E.T)}
     elif layout is not None:
-        space, space_args = 2, {"sparse": _sparse_profile_layout(layout, nom32, rg)}
+        space, space_args = K.Space.SP_SPARSE, {"sparse": _sparse_profile_layout(layout, nom32, rg)}
     else:
-        space, space_args = 1, {"dense": (Xc, nom32, rg)}
+        space, space_args = K.Space.SP_DENSE, {"dense": (Xc, nom32, rg)}
     if layout is not None:
         upd = {"sparse": (nom32, rg, layout[3], layout[4], layout[5], layout[6])}
     else:
@@ -455,7 +459,7 @@ def reliefe(dataset: Dataset, iterations: Sequence[float] = (1.0,), *, embed: st
     k_used = 0
     for s0 in range(0, m, chunk):
         q = rows[s0:s0 + chunk]
-        if rule == 0 and E is None:           # raw space, fixed k: the Relief search
+        if rule == K.NeighbourRule.RULE_FIXED and E is None:   # raw, fixed k: Relief's search
             nb3, _, cnt = RK.search(Xc, fm.kind, fm.mn, fm.rg, fm.nm, q, group, G, k, jobs,
                                     layout, progress=prog)
             nbr = _compact(nb3.reshape(len(q), -1))

@@ -1,0 +1,111 @@
+"""Semi-supervised forests grow the same trees on the fast path as on the plain one.
+
+Semi-supervised clustering columns are in the missing mode (unlabelled rows have unknown
+targets). On nominal data (one-hot feature columns, class labels) every sum of a node is an
+exact integer, and the fast path (``GrowParams(presort=True)``, the default) sums a nominal
+test's subset from the smaller side, the other side being the node's total minus it
+(``_splitter._random_nominal_int``, ``_best_nominal_int``), and a feature's most common value
+in the greedy search likewise (``_category_stats_int``); a node with fractional weights
+(missing feature values upstream) keeps the plain sums. ``presort=False`` is the reference:
+every array of every tree and every score must be bit-identical. ``bench/tree_identity.py``
+compares the vectorised missing-mode kernels (``_criterion.pxd``) with another build on
+P-DS's data sets.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from frcli.data.dataset import Attribute, Dataset
+from frcli.engines.pct.columns import clustering_spec
+from tests.helpers.pct import _assert_identical, _grow
+from tests.conftest import need_kernel
+
+_forest = need_kernel("frcli._ext.pct._forest")
+
+
+def _nominal_ssl(n: int = 700, seed: int = 0, missing: bool = False) -> Dataset:
+    """tic-tac-toe-like: nominal features with 2-4 values, a class from some of them, 25 %
+    of the rows labelled; ``missing`` adds unknown feature values (fractional weights)."""
+    rng = np.random.default_rng([seed, n])
+    k = np.array([2, 3, 3, 4, 2, 3, 2, 4, 3, 2])
+    X = np.column_stack([rng.integers(0, kj, n) for kj in k]).astype(float)
+    X[:, 1] = np.where(rng.random(n) < 0.8, 0, X[:, 1])          # a dominant value
+    y = ((X[:, 0] + X[:, 2] + (X[:, 3] > 1)) % 3).astype(float)
+    y = np.where(rng.random(n) < 0.1, rng.integers(0, 3, n), y)
+    if missing:
+        for j in (2, 5):
+            X[rng.random(n) < 0.05, j] = np.nan
+    feats = [Attribute(f"x{j}", "nominal", tuple(str(v) for v in range(kj)))
+             for j, kj in enumerate(k)]
+    labeled = rng.random(n) < 0.25
+    Y = y[:, None].copy()
+    Y[~labeled] = np.nan
+    return Dataset("nominal-ssl", X, feats, "classification", Y,
+                   [Attribute("y", "nominal", ("a", "b", "c"))], labeled=labeled,
+                   semi_supervised=True)
+
+
+def _mixed_ssl(n: int = 700, seed: int = 1) -> Dataset:
+    """Numeric (tied) and nominal features: centred numeric columns, no integer sums."""
+    ds = _nominal_ssl(n, seed)
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([ds.X, np.round(rng.uniform(0, 1, (n, 3)), 1)])
+    feats = list(ds.features) + [Attribute(f"z{j}", "numeric") for j in range(3)]
+    return Dataset("mixed-ssl", X, feats, "classification", ds.Y, ds.targets,
+                   labeled=ds.labeled, semi_supervised=True)
+
+
+CASES = [(kind, ens, w) for kind in ("nominal", "missing", "mixed")
+         for ens in ("rf", "bagging", "et") for w in (0.3, 0.8)]
+
+
+@pytest.mark.parametrize("kind,ensemble,w", CASES)
+def test_ssl_fast_path_grows_the_reference_trees(monkeypatch, kind, ensemble, w):
+    ds = _mixed_ssl() if kind == "mixed" else _nominal_ssl(missing=kind == "missing")
+    kw = {"trees": 3, "seed": 4, "min_leaf": 1.0, "w": w}
+    ref = _grow(monkeypatch, ds, ensemble, kw, presort=False)
+    fast = _grow(monkeypatch, ds, ensemble, kw)
+    _assert_identical(ref, fast)
+
+
+def test_integer_sums_is_on_where_it_should_be():
+    """Guards the test above against comparing the plain path with itself: the nominal data
+    has integer clustering values (the fast path is on), the mixed data has not."""
+    for ds, expect in ((_nominal_ssl(), True), (_nominal_ssl(missing=True), True),
+                       (_mixed_ssl(), False)):
+        spec = clustering_spec(ds, w=0.5)
+        assert spec.mode == 2                                   # the missing mode
+        assert _forest.integer_sums(spec.C, ds.n_examples) is expect
+    C = np.array([[0.0, 1.0], [np.nan, 3.0]])
+    assert _forest.integer_sums(C, 10)
+    assert not _forest.integer_sums(C + 0.5, 10)
+    assert not _forest.integer_sums(C * 2.0 ** 30, 2 ** 10)      # y^2 sums beyond 2^52
+
+
+def test_missing_mode_terms_of_the_dispatched_kernel_are_var_sels_bit_for_bit():
+    """``gain_missing``'s terms come from a C kernel cloned for AVX2 (``_criterion.pxd``):
+    they must equal the plain ``var_sel`` arithmetic bit for bit, on sums like a sweep's
+    (integer weights, centred values, unknown-value counts below 2, empty sides)."""
+    from frcli._ext.pct import _criterion
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        K = int(rng.integers(1, 90))
+        y = rng.normal(size=(40, K)) * rng.choice([1e-3, 1.0, 1e3], K)
+        y[rng.random(y.shape) < 0.6] = np.nan
+        w = rng.integers(0, 4, 40).astype(float)
+        cut = int(rng.integers(0, 41))
+
+        def sums(rows):
+            k = np.where(np.isnan(y[rows]), 0.0, y[rows])
+            ww = w[rows, None]
+            return ((ww * k).sum(0), (ww * k * k).sum(0),
+                    (ww * ~np.isnan(y[rows])).sum(0), float(w[rows].sum()))
+        s1, s2, nk, WS = sums(slice(0, cut))
+        t1, t2, tk, WT = sums(slice(0, 40))
+        a, est = rng.random(K), rng.random(K)
+        TQ = rng.random(K) * WT
+        fast, plain = _criterion._gain_missing_terms_check(a, TQ, est, s1, s2, nk, t1, t2, tk,
+                                                           WS, WT - WS)
+        assert np.array_equal(fast.view(np.uint64), plain.view(np.uint64))
