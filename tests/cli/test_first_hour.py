@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from frcli.cli import main
+from tests.helpers.tty import run_on_pty
 
 REPO = Path(__file__).resolve().parents[2]
 SYNTH_MTR = REPO / "datasets" / "synthetic" / "synth-mtr.arff"
@@ -266,28 +267,6 @@ def test_kernels_count_their_work_without_changing_it(method, params, unit, expe
     assert np.array_equal(plain.importances, counted.importances)
 
 
-def _run_on_pty(cmd, env) -> tuple[int, str]:
-    import os
-    import pty
-    import subprocess
-
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=slave, env=env)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=120)
-    os.close(master)
-    return proc.returncode, b"".join(chunks).decode("utf-8", "replace")
-
-
 def test_rank_shows_progress_on_a_terminal_only(tmp_path):
     import os
     import subprocess
@@ -296,7 +275,7 @@ def test_rank_shows_progress_on_a_terminal_only(tmp_path):
     env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
     cmd = [sys.executable, "-m", "frcli.cli", "rank", "synth-mtr", "--method", "genie3-rf",
            "-p", "trees=300", "--progress"]
-    rc, text = _run_on_pty(cmd, env)
+    rc, text = run_on_pty(cmd, env)
     assert rc == 0 and "trees grown" in text and "300/300" in text, text
     piped = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, timeout=120)
     assert piped.returncode == 0 and piped.stderr == "", piped.stderr

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from frcli.cli import main
+from tests.helpers.tty import run_on_pty
 
 REPO = Path(__file__).resolve().parents[2]
 SYNTH_MTR = REPO / "datasets" / "synthetic" / "synth-mtr.arff"
@@ -434,8 +435,6 @@ def _quick_config(tmp_path) -> Path:
 
 
 def test_progress_bar_on_a_terminal_only(tmp_path):
-    import pty
-
     cfg = _quick_config(tmp_path)
     cmd = [sys.executable, "-m", "frcli.cli", "experiment", str(cfg), "--force"]
     env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
@@ -444,22 +443,8 @@ def test_progress_bar_on_a_terminal_only(tmp_path):
     assert "ETA" not in piped.stderr and "━" not in piped.stderr and "\x1b[" not in piped.stderr
 
     # stderr (the bar's stream) on a pseudo-terminal
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=slave, env=env)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(master)
-    text = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 0, text
+    code, text = run_on_pty(cmd, env, timeout=60)
+    assert code == 0, text
     assert "ETA" in text and "2/2" in text, text
 
 
