@@ -4,6 +4,9 @@ from __future__ import annotations
 import json
 
 # catalog name → the row name of the MTR paper's tables (P0 Table 3 / Table 7)
+# the canary paths of the MTR kNN evaluations on full training folds: what the compute steps
+# that re-evaluate MTR rankings depend on (not the labelled-row SSL evaluations)
+EVAL_PATHS = ("eval:mtr:plain:*", "eval:mtr:missing:*", "eval:mtr:ssl-*knn_train=full*")
 PAPER_NAME = {"atp1d": "ATP1d", "atp7d": "ATP7d", "edm": "EDM", "enb": "ENB", "jura": "jura",
               "oes10": "OES10", "oes97": "OES97", "osales": "osales", "scpf": "scpf",
               "slump": "slump", "wq": "water quality"}

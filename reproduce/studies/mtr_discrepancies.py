@@ -14,7 +14,7 @@ import numpy as np
 from reproduce import md
 from reproduce.framework import Study
 from reproduce.papers import paper
-from reproduce.studies._mtr import PAPER_NAME
+from reproduce.studies._mtr import EVAL_PATHS, PAPER_NAME
 from reproduce.studies.mtr_noise import GROUP, STUDY as NOISE, band, draws
 
 SPLITS = 50                    # splits of the noise run used for the variants
@@ -347,8 +347,7 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=13,
-    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*",
-                   "eval:mtr:ssl-*knn_train=full*"),  # MTR kNN evaluations on full folds
+    compute_paths=EVAL_PATHS,
     universe=("jura", "osales", "scpf"),
     paper_sets="mtr:table7",
 )

@@ -18,6 +18,7 @@ import numpy as np
 from reproduce import md
 from reproduce.framework import ConfigRef, Study
 from reproduce.papers import paper
+from reproduce.studies._mtr import EVAL_PATHS
 from reproduce.studies.mtr_discrepancies import numpy_baseline
 from reproduce.studies.mtr_noise import band, draws, p_two_sided
 from reproduce.studies.mtr_table7 import COLUMNS
@@ -246,7 +247,6 @@ STUDY = Study(
     render=render,
     compute=compute,
     order=15,
-    compute_paths=("eval:mtr:plain:*", "eval:mtr:missing:*",
-                   "eval:mtr:ssl-*knn_train=full*"),  # MTR kNN baselines on full folds
+    compute_paths=EVAL_PATHS,
     universe=("jura",),
 )
