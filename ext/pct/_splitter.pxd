@@ -130,6 +130,13 @@ cdef struct Splitter:
     double* cbin             # (256 (K + 1)): per value W, then s1 (K each)
     intp_t* cseg             # (5 * 256) rows per value, each value's segment end in the sweep
                              # order, three more counts (``_sweep_values``); zero between uses
+    # missing mode: the sweeps' cuts are screened (``_screened_out``) before their exact h
+    double* sac              # (K,) a_c of the columns with no unknown value in the data, else 0
+    int32_t* sicol           # (K,) the other columns (unknown values somewhere), nic of them
+    intp_t nic
+    double scrE              # the sweep's bound on the sum of its terms' magnitudes
+    double scrE_node         # the same for the node's total (set by node_split)
+    bint scr_on              # the current sweep screens its cuts
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,
