@@ -142,20 +142,55 @@ cdef inline void move_sparse(Stats* M, const Stats* T, const ClusterData* cd, in
 # -- missing mode (semi-supervised data: unlabelled rows have unknown targets) -----------
 # The same values as stats_add_row / gain, term for term (tests/engines/pct/test_ssl_fast.py).
 
+cdef extern from *:
+    """
+    /* add_missing / sub_missing's column loop, built for AVX2 and baseline x86-64 and chosen
+       at load time: a semi-supervised node's statistics (its total, a nominal subset's rows,
+       a sweep's moves) are sums of these rows. Every column is its own sum and no FMA comes
+       with AVX2, so every sum rounds as in the plain loop. An unknown value adds +0.0, which
+       leaves every sum as it was (no sum is ever -0.0: they start at +0.0 and x + y is -0.0
+       only when both are). */
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+    #define FRCLI_MISS_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define FRCLI_MISS_CLONES
+    #endif
+    FRCLI_MISS_CLONES static void frcli_add_missing(
+            double* __restrict s1, double* __restrict s2, double* __restrict nk,
+            const double* __restrict y, Py_ssize_t K, double w) {
+        for (Py_ssize_t c = 0; c < K; c++) {
+            double v = y[c];
+            double k = v == v ? v : 0.0;
+            double wk = v == v ? w : 0.0;
+            s1[c] += w * k;
+            s2[c] += w * k * k;
+            nk[c] += wk;
+        }
+    }
+    FRCLI_MISS_CLONES static void frcli_sub_missing(
+            double* __restrict s1, double* __restrict s2, double* __restrict nk,
+            const double* __restrict y, Py_ssize_t K, double w) {
+        for (Py_ssize_t c = 0; c < K; c++) {
+            double v = y[c];
+            double k = v == v ? v : 0.0;
+            double wk = v == v ? w : 0.0;
+            s1[c] -= w * k;
+            s2[c] -= w * k * k;
+            nk[c] -= wk;
+        }
+    }
+    """
+    void frcli_add_missing(double* s1, double* s2, double* nk, const double* y, intp_t K,
+                           double w) noexcept nogil
+    void frcli_sub_missing(double* s1, double* s2, double* nk, const double* y, intp_t K,
+                           double w) noexcept nogil
+
+
 cdef inline void add_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
-    """stats_add_row of the missing mode without a branch per value, so it vectorises: an
-    unknown value adds +0.0, which leaves every sum as it was (no sum is ever -0.0: they
-    start at +0.0 and x + y is -0.0 only when both are)."""
-    cdef intp_t c
-    cdef double v, k, wk
+    """stats_add_row of the missing mode without a branch per value, so it vectorises
+    (``frcli_add_missing``)."""
     s.W += w
-    for c in range(K):
-        v = y[c]
-        k = v if v == v else 0.0
-        wk = w if v == v else 0.0
-        s.s1[c] += w * k
-        s.s2[c] += w * k * k
-        s.nk[c] += wk
+    frcli_add_missing(s.s1, s.s2, s.nk, y, K, w)
 
 
 cdef inline double var_known(double s1, double s2, double nk, double W,
@@ -308,13 +343,5 @@ cdef extern from *:
 cdef inline void sub_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
     """Take a row out of s (missing mode): exact only where every sum is an integer
     (``_splitter``'s ``int_sums``), the one place it is used."""
-    cdef intp_t c
-    cdef double v, k, wk
     s.W -= w
-    for c in range(K):
-        v = y[c]
-        k = v if v == v else 0.0
-        wk = w if v == v else 0.0
-        s.s1[c] -= w * k
-        s.s2[c] -= w * k * k
-        s.nk[c] -= wk
+    frcli_sub_missing(s.s1, s.s2, s.nk, y, K, w)

@@ -220,3 +220,52 @@ def _add_codes_check(const uint8_t[:, ::1] X, const double[::1] off, const doubl
             o[2, c] += w[i] * y
             o[3, c] += w[i] * y * y
     return out
+
+
+def _add_missing_check(const double[:, ::1] Y, const double[::1] w, bint sub=False):
+    """Test hook: the missing mode's sums (s1, s2, nk) over the rows of Y with weights w, in
+    row order, from the dispatched ``frcli_add_missing`` (or ``frcli_sub_missing`` from
+    zeros) and from plain Cython; the two triples must agree bit for bit."""
+    import numpy as np
+
+    cdef intp_t n = Y.shape[0], K = Y.shape[1], i, c
+    cdef double v, k, wk
+    out = np.zeros((6, K))
+    cdef double[:, ::1] o = out
+    cdef Stats s
+    if K == 0:
+        return out
+    s.W = 0.0
+    s.s1 = &o[0, 0]
+    s.s2 = &o[1, 0]
+    s.nk = &o[2, 0]
+    for i in range(n):
+        if sub:
+            sub_missing(&s, &Y[i, 0], K, w[i])
+        else:
+            add_missing(&s, &Y[i, 0], K, w[i])
+    for i in range(n):
+        for c in range(K):
+            v = Y[i, c]
+            k = v if v == v else 0.0
+            wk = w[i] if v == v else 0.0
+            if sub:
+                o[3, c] -= w[i] * k
+                o[4, c] -= w[i] * k * k
+                o[5, c] -= wk
+            else:
+                o[3, c] += w[i] * k
+                o[4, c] += w[i] * k * k
+                o[5, c] += wk
+    return out
+
+
+def _screen_terms_check(const double[::1] ac, const double[::1] TQ, const double[::1] s1,
+                        const double[::1] s2, const double[::1] t1, const double[::1] t2,
+                        double WS, double WO):
+    """Test hook: ``frcli_screen_terms`` (the splitter's division-free h of a cut over the
+    columns with ac > 0)."""
+    if ac.shape[0] == 0:
+        return 0.0
+    return frcli_screen_terms(&ac[0], &TQ[0], &s1[0], &s2[0], &t1[0], &t2[0], WS, WO,
+                              ac.shape[0])

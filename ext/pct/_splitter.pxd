@@ -137,6 +137,7 @@ cdef struct Splitter:
     double scrE              # the sweep's bound on the sum of its terms' magnitudes
     double scrE_node         # the same for the node's total (set by node_split)
     bint scr_on              # the current sweep screens its cuts
+    double* cwacc            # (4 max_ncat) scratch of ``_category_weights``
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,

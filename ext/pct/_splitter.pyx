@@ -87,10 +87,12 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     sp.cur_cats = <uint8_t*>calloc(mc, 1)
     sp.best_cats = <uint8_t*>calloc(mc, 1)
     sp.try_cats = <uint8_t*>calloc(mc, 1)
+    sp.cwacc = <double*>malloc(4 * mc * sizeof(double))
     if (sp.features == NULL or sp.TT == NULL or sp.cat == NULL or sp.cur_cats == NULL or sp.best_cats == NULL
             or sp.try_cats == NULL or sp.cand_lo == NULL or sp.cand_hi == NULL
             or sp.tie_feat == NULL or sp.tie_thr == NULL or sp.tie_swap == NULL
-            or sp.tie_part == NULL or sp.tie_seen == NULL or sp.alt_cats == NULL):
+            or sp.tie_part == NULL or sp.tie_seen == NULL or sp.alt_cats == NULL
+            or sp.cwacc == NULL):
         return -1
     for f in range(F):
         sp.features[f] = <int32_t>f
@@ -100,8 +102,6 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     for f in range(mc):
         if stats_alloc(&sp.cat[f], K):
             return -1
-    if cd.mode == MODE_MISSING:
-        return _screen_columns(sp, n)
     return 0
 
 
@@ -111,9 +111,13 @@ cdef int _screen_columns(Splitter* sp, intp_t n) noexcept nogil:
     cdef const ClusterData* cd = sp.cd
     cdef intp_t K = cd.K, i, c
     cdef const double* y
-    sp.sac = <double*>malloc((K + 1) * sizeof(double))
+    if sp.sac != NULL:
+        return 0
     sp.sicol = <int32_t*>malloc((K + 1) * sizeof(int32_t))
-    if sp.sac == NULL or sp.sicol == NULL:
+    if sp.sicol == NULL:
+        return -1
+    sp.sac = <double*>malloc((K + 1) * sizeof(double))
+    if sp.sac == NULL:
         return -1
     for c in range(K):
         sp.sac[c] = cd.a[c]
@@ -168,6 +172,7 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.sw)
     free(sp.TT)
     free(sp.sac)
+    free(sp.cwacc)
     free(sp.sicol)
     free(sp.abound)
     free(sp.cur_cats)
@@ -1152,8 +1157,11 @@ cdef double UNIT_ROUNDOFF = 1.1102230246251565e-16
 
 
 cdef int screen_init(Splitter* sp) noexcept nogil:
-    """Screen extra-trees candidates (complete mode only; else, or without memory, it stays
-    off and the plain path grows the same tree). Returns 0 when on."""
+    """Screen extra-trees candidates (complete mode), or the cuts of the missing mode's
+    sweeps (``_screened_out``); else, or without memory, it stays off and the plain path
+    grows the same tree. Returns 0 when on."""
+    if sp.cd.mode == MODE_MISSING:
+        return _screen_columns(sp, sp.n)
     if not sp.extra or sp.cd.mode != MODE_COMPLETE:
         return -1
     if sp.abound == NULL:
@@ -1430,8 +1438,11 @@ cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt
     cdef const double* col = sp.Xt + f * sp.n
     cdef intp_t k = sp.ncat[f], p, v, nm = 0, present = 0
     cdef double x, w
-    for v in range(k):
-        sp.cat[v].W = 0.0
+    cdef double* acc = sp.cwacc
+    # four interleaved sums per value (row p adds to copy p % 4), so that consecutive rows
+    # of one value do not wait for each other's sum: with integer weights (else this returns
+    # -1) every partial sum is an exact integer, so the value's weight is the same in any order
+    memset(acc, 0, 4 * k * sizeof(double))
     for p in range(start, end):
         x = col[idx[p]]
         w = wt[p]
@@ -1441,7 +1452,9 @@ cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt
             sp.mpos[nm] = <int32_t>p
             nm += 1
         else:
-            sp.cat[<intp_t>x].W += w
+            acc[(p & 3) * k + <intp_t>x] += w
+    for v in range(k):
+        sp.cat[v].W = (acc[v] + acc[k + v]) + (acc[2 * k + v] + acc[3 * k + v])
     for v in range(k):
         if sp.cat[v].W > 0.0:
             present += 1
