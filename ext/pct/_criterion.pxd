@@ -39,6 +39,7 @@ cdef void stats_iadd(Stats* dst, const Stats* b, intp_t K) noexcept nogil
 cdef void stats_add_row(Stats* s, const ClusterData* cd, intp_t row, double w,
                         bint second) noexcept nogil
 cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) noexcept nogil
+cdef double stats_Q_own(const Stats* s, const ClusterData* cd, const double* v) noexcept nogil
 cdef double stats_A2(const Stats* s, const ClusterData* cd) noexcept nogil
 cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
                  double* out) noexcept nogil
@@ -256,7 +257,28 @@ cdef extern from *:
                                                   tk[c] - nk[c], WO, est[c]));
         }
     }
+    /* A node's per-column variances (node_estimates) and prototype (the means over known
+       values), element by element as _criterion.pyx writes them, four columns at a time. */
+    FRCLI_GAIN_CLONES static void frcli_var_sels(
+            double* __restrict out, const double* __restrict s1, const double* __restrict s2,
+            const double* __restrict nk, double W, const double* __restrict est,
+            Py_ssize_t K) {
+        for (Py_ssize_t c = 0; c < K; c++)
+            out[c] = frcli_var_sel(s1[c], s2[c], nk[c], W, est[c]);
+    }
+    FRCLI_GAIN_CLONES static void frcli_known_means(
+            double* __restrict out, const double* __restrict s1, const double* __restrict nk,
+            const double* __restrict parent, Py_ssize_t K) {
+        for (Py_ssize_t c = 0; c < K; c++) {
+            double m = s1[c] / nk[c];
+            out[c] = nk[c] > 0.0 ? m : parent[c];
+        }
+    }
     """
+    void frcli_var_sels(double* out, const double* s1, const double* s2, const double* nk,
+                        double W, const double* est, intp_t K) noexcept nogil
+    void frcli_known_means(double* out, const double* s1, const double* nk,
+                           const double* parent, intp_t K) noexcept nogil
     void frcli_gain_missing_terms(double* buf, const double* a, const double* TQ,
                                   const double* est, const double* s1, const double* s2,
                                   const double* nk, const double* t1, const double* t2,

@@ -117,6 +117,21 @@ cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) no
     return q
 
 
+cdef double stats_Q_own(const Stats* s, const ClusterData* cd, const double* v) noexcept nogil:
+    """stats_Q(s, cd, v) where v is s's own node_estimates (missing mode): var_known of a
+    column is then v_c itself (the estimate it falls back to is the one v_c took), so Q is
+    W sum_c a_c v_c, the same value without its divisions."""
+    cdef intp_t c
+    cdef double q = 0.0
+    if cd.mode != MODE_MISSING:
+        return stats_Q(s, cd, v)
+    if s.W <= 0.0:
+        return 0.0
+    for c in range(cd.K):
+        q += cd.a[c] * v[c]
+    return q * s.W
+
+
 cdef double stats_A2(const Stats* s, const ClusterData* cd) noexcept nogil:
     cdef intp_t c
     cdef double t = 0.0
@@ -155,21 +170,22 @@ cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const do
 
 cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
                          double* est_out) noexcept nogil:
-    """Per-column variance of a node, or the ancestor's where it cannot be estimated."""
-    cdef intp_t c
-    for c in range(cd.K):
-        est_out[c] = var_known(s.s1[c], s.s2[c], s.nk[c], s.W, est_parent[c])
+    """Per-column variance of a node, or the ancestor's where it cannot be estimated
+    (var_known's values, from var_sel's arithmetic in ``frcli_var_sels``)."""
+    if cd.K > 0:
+        frcli_var_sels(est_out, s.s1, s.s2, s.nk, s.W, est_parent, cd.K)
 
 
 cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,
                     double* out) noexcept nogil:
     """Leaf prototype: per-column mean over known values (the ancestor's where none is known)."""
     cdef intp_t c
+    if cd.mode == MODE_MISSING:
+        if cd.K > 0:
+            frcli_known_means(out, s.s1, s.nk, parent_proto, cd.K)
+        return
     for c in range(cd.K):
-        if cd.mode == MODE_MISSING:
-            out[c] = s.s1[c] / s.nk[c] if s.nk[c] > 0.0 else parent_proto[c]
-        else:
-            out[c] = s.s1[c] / s.W if s.W > 0.0 else parent_proto[c]
+        out[c] = s.s1[c] / s.W if s.W > 0.0 else parent_proto[c]
 
 
 def _gain_missing_terms_check(const double[::1] a, const double[::1] TQ,
@@ -269,3 +285,23 @@ def _screen_terms_check(const double[::1] ac, const double[::1] TQ, const double
         return 0.0
     return frcli_screen_terms(&ac[0], &TQ[0], &s1[0], &s2[0], &t1[0], &t2[0], WS, WO,
                               ac.shape[0])
+
+
+def _node_kernels_check(const double[::1] s1, const double[::1] s2, const double[::1] nk,
+                        double W, const double[::1] est):
+    """Test hook: a node's variances and prototype (missing mode) from the dispatched
+    ``frcli_var_sels`` / ``frcli_known_means`` and from plain ``var_known`` / division loops,
+    (4, K): the pairs must agree bit for bit."""
+    import numpy as np
+
+    cdef intp_t K = s1.shape[0], c
+    out = np.zeros((4, K))
+    cdef double[:, ::1] o = out
+    if K == 0:
+        return out
+    frcli_var_sels(&o[0, 0], &s1[0], &s2[0], &nk[0], W, &est[0], K)
+    frcli_known_means(&o[2, 0], &s1[0], &nk[0], &est[0], K)
+    for c in range(K):
+        o[1, c] = var_known(s1[c], s2[c], nk[c], W, est[c])
+        o[3, c] = s1[c] / nk[c] if nk[c] > 0.0 else est[c]
+    return out

@@ -134,6 +134,7 @@ cdef struct Splitter:
     double* sac              # (K,) a_c of the columns with no unknown value in the data, else 0
     int32_t* sicol           # (K,) the other columns (unknown values somewhere), nic of them
     intp_t nic
+    bint iblock              # those columns are contiguous
     double scrE              # the sweep's bound on the sum of its terms' magnitudes
     double scrE_node         # the same for the node's total (set by node_split)
     bint scr_on              # the current sweep screens its cuts

@@ -48,7 +48,7 @@ from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSI
                                     stats_add_row, stats_A2, gain, add_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
                                     gain_missing_begin, sub_missing, var_sel,
-                                    frcli_screen_terms)
+                                    frcli_screen_terms, frcli_gain_missing_terms)
 from frcli._ext.pct._presort cimport Presort
 
 
@@ -131,6 +131,8 @@ cdef int _screen_columns(Splitter* sp, intp_t n) noexcept nogil:
         if sp.sac[c] == 0.0 and cd.a[c] != 0.0:
             sp.sicol[sp.nic] = <int32_t>c
             sp.nic += 1
+    # one block (a target's one-hot columns): its exact terms from the vectorised kernel
+    sp.iblock = sp.nic > 0 and sp.sicol[sp.nic - 1] - sp.sicol[0] + 1 == sp.nic
     return 0
 
 
@@ -436,13 +438,22 @@ cdef inline bint _screened_out(Splitter* sp, const Stats* T, const SplitRecord* 
     if WM <= 0.0 or WO <= 0.0:
         return False
     hf = frcli_screen_terms(sp.sac, sp.TT, M.s1, M.s2, T.s1, T.s2, WM, WO, K)
-    for i in range(sp.nic):
-        c = sp.sicol[i]
-        t = cd.a[c] * (sp.TT[c] - WM * var_sel(M.s1[c], M.s2[c], M.nk[c], WM, sp.est[c])
-                       - WO * var_sel(T.s1[c] - M.s1[c], T.s2[c] - M.s2[c], T.nk[c] - M.nk[c],
-                                      WO, sp.est[c]))
-        hf += t
-        e += fabs(t)
+    if sp.iblock:
+        c = sp.sicol[0]
+        frcli_gain_missing_terms(sp.TT + K, cd.a + c, sp.TT + c, sp.est + c, M.s1 + c,
+                                 M.s2 + c, M.nk + c, T.s1 + c, T.s2 + c, T.nk + c, WM, WO,
+                                 sp.nic)
+        for i in range(sp.nic):
+            hf += sp.TT[K + i]
+            e += fabs(sp.TT[K + i])
+    else:
+        for i in range(sp.nic):
+            c = sp.sicol[i]
+            t = cd.a[c] * (sp.TT[c] - WM * var_sel(M.s1[c], M.s2[c], M.nk[c], WM, sp.est[c])
+                           - WO * var_sel(T.s1[c] - M.s1[c], T.s2[c] - M.s2[c],
+                                          T.nk[c] - M.nk[c], WO, sp.est[c]))
+            hf += t
+            e += fabs(t)
     thr = MIN_GAIN if best.feature < 0 else best.h + TIE_DELTA
     return hf + 4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e < thr
 

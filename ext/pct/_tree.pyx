@@ -25,7 +25,7 @@ from libc.math cimport isnan
 
 from frcli._ext._utils cimport grow
 from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
-                                    stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q,
+                                    stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q_own,
                                     gain, node_estimates, prototype)
 from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free, split_exact_h, counts_init)
@@ -401,7 +401,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         sp.ps_node = rec.ps_ok
         prototype(&sp.tot, cd, par_proto, node_proto)
         W = sp.tot.W
-        Q = stats_Q(&sp.tot, cd, node_est)
+        Q = stats_Q_own(&sp.tot, cd, node_est)
         if _add_node(t, rec.parent, rec.is_left, W, rec.depth):
             return -1
         node = t.n_nodes - 1

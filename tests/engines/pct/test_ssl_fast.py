@@ -192,3 +192,22 @@ def test_screened_sweeps_grow_the_reference_trees(monkeypatch, ensemble, w):
     ref = _grow(monkeypatch, ds, ensemble, kw, presort=False)
     fast = _grow(monkeypatch, ds, ensemble, kw)
     _assert_identical(ref, fast)
+
+
+def test_node_variances_and_prototypes_of_the_dispatched_kernels_are_the_plain_loops():
+    """A node's variances (``node_estimates``) and prototype run C loops cloned for AVX2:
+    the same values bit for bit as ``var_known`` and the plain division, with unknown-value
+    counts of 0, 1 and below W (the ancestor's estimate) and constant columns."""
+    from frcli._ext.pct import _criterion
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        K = int(rng.integers(1, 60))
+        W = float(rng.integers(1, 50))
+        nk = np.minimum(rng.choice([0.0, 1.0, 2.0, 3.0, W], K), W)
+        s1 = rng.normal(size=K) * nk
+        s2 = s1 ** 2 / np.maximum(nk, 1.0) + rng.random(K) * rng.choice([0.0, 1.0], K)
+        est = rng.random(K)
+        o = _criterion._node_kernels_check(s1, s2, nk, W, est)
+        assert np.array_equal(o[0].view(np.uint64), o[1].view(np.uint64))
+        assert np.array_equal(o[2].view(np.uint64), o[3].view(np.uint64))
