@@ -139,6 +139,7 @@ cdef struct Splitter:
     double scrE_node         # the same for the node's total (set by node_split)
     bint scr_on              # the current sweep screens its cuts
     double* cwacc            # (4 max_ncat) scratch of ``_category_weights``
+    int node_int_w           # the node's weights are all integers: 1, 0, -1 = not known yet
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,

@@ -1443,7 +1443,7 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
 
 cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                               intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
-    """sp.cat[v].W for every value (summed in node order, as the plain path does) and the
+    """sp.cat[v].W for every value (integer sums: the same in any order) and the
     rows with f missing (sp.mpos); the number of values present, or -1 when a weight is
     fractional (then the plain path runs)."""
     cdef const double* col = sp.Xt + f * sp.n
@@ -1453,12 +1453,18 @@ cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt
     # four interleaved sums per value (row p adds to copy p % 4), so that consecutive rows
     # of one value do not wait for each other's sum: with integer weights (else this returns
     # -1) every partial sum is an exact integer, so the value's weight is the same in any order
+    if sp.node_int_w < 0:       # whether the node's weights are integers: once per node
+        sp.node_int_w = 1
+        for p in range(start, end):
+            if wt[p] != floor(wt[p]):
+                sp.node_int_w = 0
+                break
+    if sp.node_int_w == 0:
+        return -1
     memset(acc, 0, 4 * k * sizeof(double))
     for p in range(start, end):
         x = col[idx[p]]
         w = wt[p]
-        if w != floor(w):
-            return -1
         if isnan(x) or x < 0 or x >= k:
             sp.mpos[nm] = <int32_t>p
             nm += 1
@@ -1724,6 +1730,7 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     best.h_lo = best.h_hi = 0.0
     best.cut = -1
     draw_features(sp)
+    sp.node_int_w = -1
     if sp.abound != NULL:
         _screen_begin(sp)
     if sp.cd.mode == MODE_MISSING:
