@@ -43,6 +43,8 @@ cdef double stats_Q_own(const Stats* s, const ClusterData* cd, const double* v) 
 cdef double stats_A2(const Stats* s, const ClusterData* cd) noexcept nogil
 cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
                  double* out) noexcept nogil
+cdef double gain_buf(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
+                     double* out, double* scratch) noexcept nogil
 cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
                          double* est_out) noexcept nogil
 cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,

@@ -168,6 +168,28 @@ cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const do
     return h
 
 
+cdef double gain_buf(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
+                     double* out, double* scratch) noexcept nogil:
+    """gain() with scratch (2K doubles): in the missing mode its terms come from the
+    vectorised kernels (gain_missing_begin's W_T Var_T, then ``frcli_gain_missing_terms``:
+    var_known's values, the same expression), summed in column order as gain() sums them."""
+    cdef intp_t c, K = cd.K
+    cdef double WS = S.W, WO = T.W - S.W, h = 0.0
+    cdef double* t = out if out != NULL else scratch + K
+    if cd.mode != MODE_MISSING or K == 0:
+        return gain(S, T, cd, est, out)
+    if WS <= 0.0 or WO <= 0.0:
+        if out != NULL:
+            memset(out, 0, K * sizeof(double))
+        return 0.0
+    gain_missing_begin(T, est, K, scratch)
+    frcli_gain_missing_terms(t, cd.a, scratch, est, S.s1, S.s2, S.nk, T.s1, T.s2, T.nk, WS, WO,
+                             K)
+    for c in range(K):
+        h += t[c]
+    return h
+
+
 cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
                          double* est_out) noexcept nogil:
     """Per-column variance of a node, or the ancestor's where it cannot be estimated
