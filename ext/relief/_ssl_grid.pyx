@@ -175,3 +175,81 @@ def merge_topk(const int[:, :, ::1] nbr, const double[:, :, ::1] dist, int K):
                 oc[q] = <int> (o + 1)
     free(pos)
     return out_n, out_d, out_c
+
+
+
+cdef Py_ssize_t _smallest(const double* d, const Py_ssize_t* cols, Py_ssize_t m,
+                          Py_ssize_t k, double* bv, long long* o) noexcept nogil:
+    """The k smallest of d[cols[0..m)] (cols ascending; NULL: 0..m) by (value, column),
+    sorted into bv (values) and o (columns) by insertion: a later column never passes an
+    equal value. NaN is never taken. Returns how many were found (< k: fewer numbers)."""
+    cdef Py_ssize_t i, j, pos, cnt = 0
+    cdef double v
+    for i in range(m):
+        j = cols[i] if cols != NULL else i
+        v = d[j]
+        if v != v or (cnt == k and not (v < bv[k - 1])):
+            continue
+        pos = cnt if cnt < k else k - 1         # the slot that frees up
+        while pos > 0 and v < bv[pos - 1]:
+            bv[pos] = bv[pos - 1]
+            o[pos] = o[pos - 1]
+            pos -= 1
+        bv[pos] = v
+        o[pos] = j
+        if cnt < k:
+            cnt += 1
+    return cnt
+
+
+def nearest_k(const double[:, :, ::1] dist, int k):
+    """Per row dist[c, q] (n values), the columns of its k smallest values ordered by (value,
+    column): the lower column first among equal values, the neighbour search's tie rule (the
+    criterion kNN of ``frcli.engines.relief.tune``: c a ranking, q a held-out row). Returns
+    (C, Q, k) int64; NaN is never taken, a row with fewer than k numbers is a ValueError.
+
+    Neighbouring rankings mostly agree on a row's nearest columns, so the largest value of
+    ranking c at the columns chosen for ranking c - 1 bounds the k-th smallest from above
+    (k values are at most it): only the columns at or below that bound (typically k + 1 or
+    2) go through the sorted insertion, the rest cost one compare each, without a branch.
+    Where the bound leaves fewer than k (a NaN), the whole row is scanned."""
+    cdef Py_ssize_t C = dist.shape[0], Q = dist.shape[1], n = dist.shape[2], c, q, j, m, i
+    if k < 1 or k > n:
+        raise ValueError("k must be in 1..n")
+    out = np.empty((C, Q, k), dtype=np.int64)
+    cdef long long[:, :, ::1] o = out
+    cdef double* bv = <double*> malloc(k * sizeof(double))
+    cdef Py_ssize_t* cols = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+    cdef double bound, v
+    cdef const double* d
+    cdef bint short = False
+    if bv == NULL or cols == NULL:
+        free(bv)
+        free(cols)
+        raise MemoryError()
+    with nogil:
+        for c in range(C):
+            for q in range(Q):
+                d = &dist[c, q, 0]
+                if c > 0:
+                    bound = d[o[c - 1, q, 0]]
+                    for i in range(1, k):
+                        v = d[o[c - 1, q, i]]
+                        if v > bound:
+                            bound = v
+                    m = 0
+                    for j in range(n):
+                        cols[m] = j
+                        m += d[j] <= bound
+                    if _smallest(d, cols, m, k, bv, &o[c, q, 0]) == k:
+                        continue
+                if _smallest(d, NULL, n, k, bv, &o[c, q, 0]) < k:
+                    short = True
+                    break
+            if short:
+                break
+    free(bv)
+    free(cols)
+    if short:
+        raise ValueError("a row has fewer than k numbers")
+    return out

@@ -469,7 +469,7 @@ def _knn_loss(K_, ds: Dataset, fmeta: ColumnMeta, Xc: np.ndarray, train: np.ndar
         D = K_.pair_distances(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, pa, pb)
         D *= D
         dist = (w @ D.T).reshape(C, q.size, nt)
-        nb = (_nearest(dist.reshape(C * q.size, nt), k).reshape(C, q.size, k) if k < nt
+        nb = (_nearest(dist, k) if k < nt
               else np.broadcast_to(np.arange(nt), (C, q.size, nt)))
         nb = train[nb]                                                 # (C, q, k) rows
         for block in targets:
@@ -478,24 +478,12 @@ def _knn_loss(K_, ds: Dataset, fmeta: ColumnMeta, Xc: np.ndarray, train: np.ndar
 
 
 def _nearest(dist: np.ndarray, k: int) -> np.ndarray:
-    """Per row of ``dist`` (R, n), the columns of its k smallest values, the lower column
-    first among equal values (the neighbour search's tie rule, so that the criterion does
-    not depend on how a selection algorithm breaks ties), ordered by (value, column) (the
-    order in which the loss sums them). The k-th value comes from ``np.partition`` (SIMD;
-    ``argpartition`` costs three times as much on these short rows)."""
-    R, n = dist.shape
-    kth = np.partition(dist, k - 1, axis=1)[:, k - 1:k]
-    take = dist < kth
-    short = k - take.sum(axis=1)                # values equal to the k-th still needed
-    ties = dist == kth
-    redo = np.flatnonzero(ties.sum(axis=1) > short)
-    take |= ties
-    if redo.size:                               # only the first ``short`` equal ones
-        t = ties[redo]
-        take[redo] &= ~t | (np.cumsum(t, axis=1) <= short[redo, None])
-    cols = np.flatnonzero(take).reshape(R, k) - (np.arange(R) * n)[:, None]
-    order = np.argsort(np.take_along_axis(dist, cols, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(cols, order, axis=1)
+    """Per row of ``dist`` (C rankings, q rows, n), the columns of its k smallest values, the
+    lower column first among equal values (the neighbour search's tie rule, so that the
+    criterion does not depend on how a selection algorithm breaks ties), ordered by (value,
+    column) (the order in which the loss sums them). Kernel ``nearest_k``: one pass per row,
+    bounded by the previous ranking's choice."""
+    return kernel("_ssl_grid").nearest_k(np.ascontiguousarray(dist, dtype=np.float64), k)
 
 
 def _target_blocks(ds: Dataset, train: np.ndarray):

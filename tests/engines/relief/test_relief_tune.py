@@ -227,12 +227,25 @@ def test_cli_semi_supervised_relief_reports_the_tuning(tmp_path, capsys):
 
 @pytest.mark.parametrize("levels", [2, 5, 1000])
 def test_criterion_neighbours_are_the_k_smallest_lower_column_first(levels):
-    """The criterion kNN's selection (``_nearest``) against a full sort by (value, column),
-    with many ties straddling the k-th value (few levels) and none (continuous)."""
+    """The criterion kNN's selection (``_nearest``, each ranking's scan bounded by the
+    previous ranking's choice) against a full sort by (value, column), with many ties
+    straddling the k-th value (few levels) and none (continuous); rankings alike (one
+    perturbed by a little, as neighbouring grid points) and unrelated."""
     rng = np.random.default_rng(levels)
     for _ in range(200):
         n = int(rng.integers(2, 80))
         k = int(rng.integers(1, n))
-        D = np.floor(rng.random((int(rng.integers(1, 30)), n)) * levels)
-        ref = np.lexsort((np.broadcast_to(np.arange(n), D.shape), D), axis=-1)[:, :k]
+        C, q = int(rng.integers(1, 6)), int(rng.integers(1, 12))
+        D = rng.random((C, q, n))
+        if rng.random() < 0.5:
+            D = D[:1] + 0.05 * rng.random((C, q, n))
+        D = np.floor(D * levels)
+        ref = np.lexsort((np.broadcast_to(np.arange(n), D.shape), D), axis=-1)[..., :k]
         assert np.array_equal(RT._nearest(D, k), ref)
+
+
+def test_criterion_selection_skips_nan_and_needs_k_numbers():
+    D = np.array([[[np.nan, 3.0, 1.0, np.nan, 2.0]], [[1.0, np.nan, 0.5, 0.5, np.nan]]])
+    assert RT._nearest(D, 2).tolist() == [[[2, 4]], [[2, 3]]]
+    with pytest.raises(ValueError):
+        RT._nearest(D, 4)
