@@ -366,6 +366,11 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
     lab = np.zeros((folds, ds.n_examples), dtype=np.uint8)
     tpos = np.zeros((folds, ds.n_examples))
     dc = np.empty((folds, P))
+    # bit f of a row: labeled in fold f; a pair is labeled at both ends where both have it
+    bits = np.zeros(ds.n_examples, dtype=np.uint64)
+    for f, lf in enumerate(lab_f):
+        bits |= lf.astype(np.uint64) << np.uint64(f)
+    pair_bits = bits[ra] & bits[rb]
     for f, lf in enumerate(lab_f):
         # influence ω = a + w1 b + w0 c: a = 1 labeled; b = 1 - t, c = t unlabeled
         t = influence_position(search, lf)
@@ -373,7 +378,8 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
             tpos[f] = t
         lab[f] = lf
         dc[f] = dx
-        both = lf[ra] & lf[rb]
+        both = ((pair_bits >> np.uint64(f)) & np.uint64(1)).astype(bool) if folds <= 64 \
+            else lf[ra] & lf[rb]
         if both.any():   # d_Y between labeled pairs (ranges of this fold's labels), d_X else
             td = TargetDistance(ds, distance, w0, weight_aggregate, False, np.flatnonzero(lf))
             fa, fb = ra[both].astype(np.int64), rb[both].astype(np.int64)
