@@ -111,41 +111,52 @@ class SharedSearch:
         self.layers.append(dict(base=base, n_base=n_base, K=K, pos=pos, nbr=nbr, dist=dist,
                                 cnt=cnt))
 
-    def add_nearest(self, member: np.ndarray) -> None:
-        """A layer of every row's nearest row among ``member`` (one group, K = 1), read off
-        the first layer that lists every row's nearest rows over all rows (the first member
-        in an exact top-K list by (distance, row) is the nearest member, with the same
-        distance; a complete list without a member means there is none) and searched for
-        the rows whose list holds no member."""
-        member = np.asarray(member, dtype=bool)
-        n = member.size
-        base = np.where(member, 0, -1).astype(np.int32)
-        nbr = np.full((n, 1, 1), -1, dtype=np.int32)
-        dist = np.zeros((n, 1, 1))
-        cnt = np.zeros((n, 1), dtype=np.int32)
-        todo = np.ones(n, dtype=bool)
+    def add_nearest(self, *members: np.ndarray) -> None:
+        """A layer per mask of ``members``: every row's nearest row among the mask's rows
+        (one group, K = 1), read off the first layer that lists every row's nearest rows
+        over all rows (the first member in an exact top-K list by (distance, row) is the
+        nearest member, with the same distance; a complete list without a member means
+        there is none) and searched for the rows whose list holds no member."""
         src = next((L for L in self.layers if L["n_base"] == 1 and (L["base"] >= 0).all()),
                    None)
         if src is not None:
             rows = np.flatnonzero(src["pos"] >= 0)
             qi = src["pos"][rows]
             lst = src["nbr"][qi, 0, :]                                  # (rows, K)
-            hit = (lst >= 0) & member[np.maximum(lst, 0)]
-            has = hit.any(axis=1)
-            first = hit[has].argmax(axis=1)
-            r = rows[has]
-            nbr[r, 0, 0] = lst[has, first]
-            dist[r, 0, 0] = src["dist"][qi[has], 0, first]
-            cnt[r, 0] = 1
-            todo[r] = False
-            todo[rows[~has & (src["cnt"][qi, 0] < src["K"])]] = False   # complete, no member
-        rest = np.flatnonzero(todo)
-        if rest.size and member.any():
-            nb2, d2, c2 = self.search(rest.astype(np.int32), base, 1, 1,
-                                      progress=progress.slots(rest.size, "Relief instances"))
-            nbr[rest], dist[rest], cnt[rest] = nb2, d2, c2
-        self.layers.append(dict(base=base, n_base=1, K=1, pos=np.arange(n), nbr=nbr,
-                                dist=dist, cnt=cnt))
+            listed = lst >= 0
+            complete = src["cnt"][qi, 0] < src["K"]
+            # bit j of a listed row: it is a member of members[j] (one gather for all)
+            bits = np.zeros(members[0].size if members else 0, dtype=np.uint64)
+            for j, member in enumerate(members[:64]):
+                bits |= np.asarray(member, dtype=bool).astype(np.uint64) << np.uint64(j)
+            lbits = np.where(listed, bits[np.maximum(lst, 0)], np.uint64(0))
+        for j, member in enumerate(members):
+            member = np.asarray(member, dtype=bool)
+            n = member.size
+            base = np.where(member, 0, -1).astype(np.int32)
+            nbr = np.full((n, 1, 1), -1, dtype=np.int32)
+            dist = np.zeros((n, 1, 1))
+            cnt = np.zeros((n, 1), dtype=np.int32)
+            todo = np.ones(n, dtype=bool)
+            if src is not None:
+                hit = ((lbits >> np.uint64(j)) & np.uint64(1)).astype(bool) if j < 64 \
+                    else listed & member[np.maximum(lst, 0)]
+                has = hit.any(axis=1)
+                first = hit[has].argmax(axis=1)
+                r = rows[has]
+                nbr[r, 0, 0] = lst[has, first]
+                dist[r, 0, 0] = src["dist"][qi[has], 0, first]
+                cnt[r, 0] = 1
+                todo[r] = False
+                todo[rows[~has & complete]] = False                     # complete, no member
+            rest = np.flatnonzero(todo)
+            if rest.size and member.any():
+                nb2, d2, c2 = self.search(rest.astype(np.int32), base, 1, 1,
+                                          progress=progress.slots(rest.size,
+                                                                  "Relief instances"))
+                nbr[rest], dist[rest], cnt[rest] = nb2, d2, c2
+            self.layers.append(dict(base=base, n_base=1, K=1, pos=np.arange(n), nbr=nbr,
+                                    dist=dist, cnt=cnt, member=member))
 
     def _fits(self, layer, group: np.ndarray, K: int) -> list[np.ndarray] | None:
         """The base groups making up each requested group, or None if the layer can't serve."""
@@ -172,6 +183,12 @@ class SharedSearch:
         dist_o = np.zeros((m, n_groups, K))
         cnt_o = np.zeros((m, n_groups), dtype=np.int32)
         todo = np.ones(m, dtype=bool)
+        if K == 1 and n_groups == 1:      # a nearest-member layer of exactly these members
+            wanted = group >= 0
+            for layer in self.layers:
+                if "member" in layer and np.array_equal(layer["member"], wanted):
+                    return (layer["nbr"][rows].copy(), layer["dist"][rows].copy(),
+                            layer["cnt"][rows].copy())
         for layer in self.layers:
             if not todo.any():
                 break
@@ -280,8 +297,7 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
     ssl_rows = sample(np.arange(n)) if ssl_points else np.zeros(0, dtype=np.int64)
     if ssl_points:
         shared.add(ssl_rows, np.zeros(n, dtype=np.int32), 1, kmax)
-        for lf in lab_f:                 # every row's nearest labeled row of each fold
-            shared.add_nearest(lf)
+        shared.add_nearest(*lab_f)       # every row's nearest labeled row of each fold
     nl = lab.size
     fold_lab = fold_of[lab]
     if classification:
