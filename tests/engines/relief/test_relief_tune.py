@@ -72,6 +72,52 @@ def test_shared_search_answers_exactly_as_the_kernel():
         shared(rows, np.where(fold == 1, 0, -1), 1, 3)   # splits the all-rows base group
 
 
+class _PlainSearch:
+    """``SharedSearch``'s interface without its shortcuts: every request is a kernel search
+    of its own (no lists read off other lists, no merged groups, no nearest-member layers)."""
+
+    def __init__(self, K_, prep, jobs, dataset):
+        self.search = kernel_search(K_, prep, jobs, dataset)
+
+    def add(self, *args):
+        pass
+
+    def add_nearest(self, *members):
+        pass
+
+    def __call__(self, rows, group, n_groups, K, progress=None):
+        return self.search(rows, group, n_groups, K)
+
+
+def _sorted_nearest(dist, k):
+    """The criterion's k nearest by a full sort by (value, column)."""
+    cols = np.broadcast_to(np.arange(dist.shape[-1]), dist.shape)
+    return np.lexsort((cols, dist), axis=-1)[..., :k]
+
+
+@pytest.mark.parametrize("task,seed,tied", [("classification", 5, False),
+                                            ("regression", 6, True), ("mlc", 7, True)])
+def test_shared_neighbour_shortcuts_change_nothing(task, seed, tied, monkeypatch):
+    """The whole tuning with the shared search (neighbour lists read off the K-lists,
+    merged per fold and class, nearest labeled rows per fold, the criterion's bounded
+    selection) against the same tuning with a plain kernel search for every request: the
+    same losses to the last bit, the same choice and the same importances. Tied values
+    (features rounded to a few levels) make the tie rule matter."""
+    ds = small(task, seed=seed, n=160)
+    if tied:
+        ds = dataclasses.replace(ds, X=np.round(ds.X * 2) / 2)
+    kw = {"distance": "hamming"} if task == "mlc" else {}
+    for infl in (RT.INFLUENCE_GRID, [(0.5, 1.0)], [(0.0, 0.0), (0.25, 0.75)]):
+        got_r, got_t = RT.tune_relief(ds, seed=seed, influence=infl, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(RT, "SharedSearch", _PlainSearch)
+            m.setattr(RT, "_nearest", _sorted_nearest)
+            want_r, want_t = RT.tune_relief(ds, seed=seed, influence=infl, **kw)
+        assert (got_t.influence, got_t.neighbours) == (want_t.influence, want_t.neighbours)
+        assert got_t.losses == want_t.losses
+        assert got_r.importances.tobytes() == want_r.importances.tobytes()
+
+
 @pytest.mark.parametrize("task", ["classification", "regression", "mlc"])
 def test_tuned_ranking_is_the_plain_run_of_the_chosen_setting(task):
     ds = small(task, seed=2, n=150)
