@@ -116,7 +116,16 @@ class SharedSearch:
         (one group, K = 1), read off the first layer that lists every row's nearest rows
         over all rows (the first member in an exact top-K list by (distance, row) is the
         nearest member, with the same distance; a complete list without a member means
-        there is none) and searched for the rows whose list holds no member."""
+        there is none). The rows whose list holds no member are searched once for all
+        masks: over the rows grouped by which masks hold them, each group's nearest row,
+        the mask's nearest member being the first by (distance, row) of its groups'."""
+        members = [np.asarray(m, dtype=bool) for m in members]
+        if not members:
+            return
+        n = members[0].size
+        bits = np.zeros(n, dtype=np.uint64)     # bit j: a member of members[j]
+        for j, member in enumerate(members[:64]):
+            bits |= member.astype(np.uint64) << np.uint64(j)
         src = next((L for L in self.layers if L["n_base"] == 1 and (L["base"] >= 0).all()),
                    None)
         if src is not None:
@@ -125,15 +134,9 @@ class SharedSearch:
             lst = src["nbr"][qi, 0, :]                                  # (rows, K)
             listed = lst >= 0
             complete = src["cnt"][qi, 0] < src["K"]
-            # bit j of a listed row: it is a member of members[j] (one gather for all)
-            bits = np.zeros(members[0].size if members else 0, dtype=np.uint64)
-            for j, member in enumerate(members[:64]):
-                bits |= np.asarray(member, dtype=bool).astype(np.uint64) << np.uint64(j)
             lbits = np.where(listed, bits[np.maximum(lst, 0)], np.uint64(0))
+        layers, todos = [], []
         for j, member in enumerate(members):
-            member = np.asarray(member, dtype=bool)
-            n = member.size
-            base = np.where(member, 0, -1).astype(np.int32)
             nbr = np.full((n, 1, 1), -1, dtype=np.int32)
             dist = np.zeros((n, 1, 1))
             cnt = np.zeros((n, 1), dtype=np.int32)
@@ -149,14 +152,41 @@ class SharedSearch:
                 cnt[r, 0] = 1
                 todo[r] = False
                 todo[rows[~has & complete]] = False                     # complete, no member
-            rest = np.flatnonzero(todo)
-            if rest.size and member.any():
-                nb2, d2, c2 = self.search(rest.astype(np.int32), base, 1, 1,
-                                          progress=progress.slots(rest.size,
-                                                                  "Relief instances"))
-                nbr[rest], dist[rest], cnt[rest] = nb2, d2, c2
-            self.layers.append(dict(base=base, n_base=1, K=1, pos=np.arange(n), nbr=nbr,
-                                    dist=dist, cnt=cnt, member=member))
+            todo &= member.any()
+            layers.append(dict(base=np.where(member, 0, -1).astype(np.int32), n_base=1, K=1,
+                               pos=np.arange(n), nbr=nbr, dist=dist, cnt=cnt, member=member))
+            todos.append(todo)
+        rest = np.flatnonzero(np.logical_or.reduce(todos))
+        if rest.size and len(members) <= 16:
+            # group g: the rows with signature sigs[g] (-1: in no mask)
+            sigs = np.flatnonzero(np.bincount(bits.astype(np.int64),
+                                              minlength=1 << len(members))[1:]) + 1
+            code = np.full(1 << len(members), -1, dtype=np.int32)
+            code[sigs] = np.arange(sigs.size, dtype=np.int32)
+            sig_of = code[bits.astype(np.int64)]
+            sigs = sigs.astype(np.uint64)
+            nb2, d2, _ = self.search(rest.astype(np.int32), sig_of, sigs.size, 1,
+                                     progress=progress.slots(rest.size, "Relief instances"))
+            for j, (L, todo) in enumerate(zip(layers, todos)):
+                gs = np.flatnonzero((sigs >> np.uint64(j)) & np.uint64(1))
+                sel = np.flatnonzero(todo[rest])
+                if sel.size == 0:
+                    continue
+                cn, cd, cc = kernel("_ssl_grid").merge_topk(
+                    np.ascontiguousarray(nb2[sel][:, gs]), np.ascontiguousarray(d2[sel][:, gs]),
+                    1)
+                r = rest[sel]
+                L["nbr"][r, 0] = cn
+                L["dist"][r, 0] = cd
+                L["cnt"][r, 0] = cc
+        elif rest.size:
+            for L, todo in zip(layers, todos):
+                r = np.flatnonzero(todo)
+                if r.size:
+                    L["nbr"][r], L["dist"][r], L["cnt"][r] = self.search(
+                        r.astype(np.int32), L["base"], 1, 1,
+                        progress=progress.slots(r.size, "Relief instances"))
+        self.layers += layers
 
     def _fits(self, layer, group: np.ndarray, K: int) -> list[np.ndarray] | None:
         """The base groups making up each requested group, or None if the layer can't serve."""
