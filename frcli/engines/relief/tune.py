@@ -358,8 +358,9 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
         ssl_nbr = shared(ssl_rows, np.zeros(n, dtype=np.int32), 1, kmax)
         est = _ssl_grid(K_, dataset, lab_f, fmeta, Xc, ssl_rows, ssl_nbr, shared,
                         ssl_points, neighbours, sigma, distance, w0, weight_aggregate, jobs)
-        for (f, p, k), imp in est.items():
-            imps[f, where[(p, k)]] = imp
+        keys = list(est)
+        imps[[f for f, _, _ in keys], [where[(p, k)] for _, p, k in keys]] = \
+            np.array(list(est.values()))
     per_row = []
     rng = np.random.default_rng([seed, 13])
     k_used = knn
@@ -474,9 +475,8 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
         t1 = dFdT / np.where(ok, T, 1.0)
         t2 = np.where(den > 0, (dF - dFdT) / np.where(den > 0, den, 1.0), 0.0)
         est = np.where(ok, t1 - t2, 0.0)
-        for pi, p in enumerate(points):
-            for f in range(folds):
-                out[(f, p, k)] = est[f, pi]
+        out.update(zip(((f, p, k) for p in points for f in range(folds)),
+                       est.transpose(1, 0, 2).reshape(-1, est.shape[2])))
     return out
 
 
