@@ -147,7 +147,7 @@ cdef inline void move_sparse(Stats* M, const Stats* T, const ClusterData* cd, in
 
 cdef extern from *:
     """
-    /* add_missing / sub_missing's column loop, built for AVX2 and baseline x86-64 and chosen
+    /* add_missing's column loop (sub_missing's with -w), built for AVX2 and baseline x86-64 and chosen
        at load time: a semi-supervised node's statistics (its total, a nominal subset's rows,
        a sweep's moves) are sums of these rows. Every column is its own sum and no FMA comes
        with AVX2, so every sum rounds as in the plain loop. An unknown value adds +0.0, which
@@ -170,22 +170,8 @@ cdef extern from *:
             nk[c] += wk;
         }
     }
-    FRCLI_MISS_CLONES static void frcli_sub_missing(
-            double* __restrict s1, double* __restrict s2, double* __restrict nk,
-            const double* __restrict y, Py_ssize_t K, double w) {
-        for (Py_ssize_t c = 0; c < K; c++) {
-            double v = y[c];
-            double k = v == v ? v : 0.0;
-            double wk = v == v ? w : 0.0;
-            s1[c] -= w * k;
-            s2[c] -= w * k * k;
-            nk[c] -= wk;
-        }
-    }
     """
     void frcli_add_missing(double* s1, double* s2, double* nk, const double* y, intp_t K,
-                           double w) noexcept nogil
-    void frcli_sub_missing(double* s1, double* s2, double* nk, const double* y, intp_t K,
                            double w) noexcept nogil
 
 
@@ -368,4 +354,4 @@ cdef inline void sub_missing(Stats* s, const double* y, intp_t K, double w) noex
     """Take a row out of s (missing mode): exact only where every sum is an integer
     (``_splitter``'s ``int_sums``), the one place it is used."""
     s.W -= w
-    frcli_sub_missing(s.s1, s.s2, s.nk, y, K, w)
+    frcli_add_missing(s.s1, s.s2, s.nk, y, K, -w)     # x + (-w) y is x - w y, bit for bit

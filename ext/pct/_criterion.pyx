@@ -210,6 +210,14 @@ cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_
         out[c] = s.s1[c] / s.W if s.W > 0.0 else parent_proto[c]
 
 
+cdef void _stats_on_rows(Stats* s, double[:, ::1] o) noexcept:
+    """Test hooks: s empty, its s1, s2 (and nk, if o has a third row) o's first rows."""
+    s.W = 0.0
+    s.s1 = &o[0, 0]
+    s.s2 = &o[1, 0]
+    s.nk = &o[2, 0] if o.shape[0] > 2 else NULL
+
+
 def _gain_missing_terms_check(const double[::1] a, const double[::1] TQ,
                               const double[::1] est, const double[::1] s1,
                               const double[::1] s2, const double[::1] nk,
@@ -242,14 +250,12 @@ def _add_codes_check(const uint8_t[:, ::1] X, const double[::1] off, const doubl
 
     cdef intp_t n = X.shape[0], K = X.shape[1], i, c
     cdef double y
+    cdef Stats s
     out = np.zeros((4, K))
     cdef double[:, ::1] o = out
-    cdef Stats s
     if K == 0:
         return out
-    s.W = 0.0
-    s.s1 = &o[0, 0]
-    s.s2 = &o[1, 0]
+    _stats_on_rows(&s, o)
     for i in range(n):
         add_codes(&s, &X[i, 0], &off[0], K, w[i], True)
     for i in range(n):
@@ -262,21 +268,18 @@ def _add_codes_check(const uint8_t[:, ::1] X, const double[::1] off, const doubl
 
 def _add_missing_check(const double[:, ::1] Y, const double[::1] w, bint sub=False):
     """Test hook: the missing mode's sums (s1, s2, nk) over the rows of Y with weights w, in
-    row order, from the dispatched ``frcli_add_missing`` (or ``frcli_sub_missing`` from
-    zeros) and from plain Cython; the two triples must agree bit for bit."""
+    row order, from the dispatched ``frcli_add_missing`` (``sub``: sub_missing from zeros,
+    the kernel with -w) and from plain Cython; the two triples must agree bit for bit."""
     import numpy as np
 
     cdef intp_t n = Y.shape[0], K = Y.shape[1], i, c
     cdef double v, k, wk
+    cdef Stats s
     out = np.zeros((6, K))
     cdef double[:, ::1] o = out
-    cdef Stats s
     if K == 0:
         return out
-    s.W = 0.0
-    s.s1 = &o[0, 0]
-    s.s2 = &o[1, 0]
-    s.nk = &o[2, 0]
+    _stats_on_rows(&s, o)
     for i in range(n):
         if sub:
             sub_missing(&s, &Y[i, 0], K, w[i])
@@ -287,14 +290,14 @@ def _add_missing_check(const double[:, ::1] Y, const double[::1] w, bint sub=Fal
             v = Y[i, c]
             k = v if v == v else 0.0
             wk = w[i] if v == v else 0.0
-            if sub:
+            if sub:         # the plain subtraction (the kernel adds -w)
                 o[3, c] -= w[i] * k
                 o[4, c] -= w[i] * k * k
                 o[5, c] -= wk
-            else:
-                o[3, c] += w[i] * k
-                o[4, c] += w[i] * k * k
-                o[5, c] += wk
+                continue
+            o[3, c] += w[i] * k
+            o[4, c] += w[i] * k * k
+            o[5, c] += wk
     return out
 
 
