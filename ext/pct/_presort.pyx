@@ -290,17 +290,18 @@ def presort_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, intp_t max_fe
 
 
 def auto_min_rows(intp_t F, intp_t max_features):
-    """Partition nodes of at least 2**(0.6 F / max_features) rows.
+    """Partition nodes of at least 2**(0.4 F / max_features) rows.
 
     Splitting a node of m rows moves all nf lists (cost ~ nf m) and saves sorting its
     presorted candidates, about max_features nf / F of them (cost ~ m log2 m each): the
-    lists pay while log2 m > c F / max_features, and c = 0.6 was measured on the synthetic
-    scaling data (F = 40, max_features = 7: optimum 8-16 rows, flat within noise). With all
+    lists pay while log2 m > c F / max_features, and c = 0.4 was measured on the synthetic
+    scaling data (F = 40, max_features = 7, full precision and 3 digits, 4k to 64k rows:
+    fit CPU flat within noise for 4-6 rows, 2-7 % above that at 11 rows and more). With all
     features as candidates (bagging) every node is partitioned; for wide data with few
-    candidates per node (atp1d: 411 features, 21 candidates) the threshold exceeds n and the
-    forest does not presort at all.
+    candidates per node (atp1d: 411 features, 21 candidates) only nodes of a few hundred
+    rows are, and past 62 doublings the forest does not presort at all.
     """
-    cdef double e = 0.6 * F / max(max_features, 1)
+    cdef double e = 0.4 * F / max(max_features, 1)
     if e > 62:
         return 1 << 62
     return max(2, int(round(2.0 ** e)))

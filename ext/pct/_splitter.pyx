@@ -45,7 +45,7 @@ from libc.math cimport isnan, floor, sqrt, INFINITY
 from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
 from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
-                                    stats_add_row, stats_A2, gain, add_dense,
+                                    stats_add_row, stats_A2, gain, gain_dense, add_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
                                     gain_missing_begin, sub_missing)
 from frcli._ext.pct._presort cimport Presort
@@ -332,6 +332,8 @@ cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T
     cdef double h = 0.0, WO = T.W - WM
     cdef double* buf = sp.TT + K        # (free in the complete mode)
     if mode == MODE_COMPLETE:           # gain_dense, its terms four at a time
+        if K < 4:                       # (fewer columns than a vector: no call)
+            return gain_dense(&sp.mov, T, sp.cd.a, sp.TT, K)
         if WM <= 0.0 or WO <= 0.0:
             return 0.0
         frcli_dense_terms(buf, sp.cd.a, sp.mov.s1, T.s1, sp.TT, WM, WO, K)
