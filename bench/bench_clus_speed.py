@@ -117,7 +117,8 @@ def main(argv=None) -> int:
     lo, hi = min(w for w, _, _ in ours), max(w for w, _, _ in ours)
     flo, fhi = min(w - q for w, _, q in ours), max(w - q for w, _, q in ours)
     clus_s = statistics.median(w for w, _, _ in clus) if clus else CLUS_WALL_S
-    source = "measured side by side" if clus else "the issue's measurement on this machine"
+    source = ("measured side by side" if clus
+              else "a measurement quoted in the script (CLUS was not found)")
     load = os.getloadavg()[0]
     text = (f"`python bench/bench_clus_speed.py` (commit {commit()}, median of {len(ours)} "
             f"fresh runs, load average {load:.1f} on the 2 shared cores at the end). Whole "

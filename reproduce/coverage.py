@@ -174,7 +174,9 @@ def cost_line(name: str, cost: dict) -> str:
         what = (f"The left-out sets would take about {_hours(cost['left_s'])} of one-core "
                 f"time, extrapolated from this study's measured runs "
                 f"({_hours(cost['measured_s'])}) linearly in rows × features (`python -m "
-                f"reproduce --estimate`; Relief grows faster on more rows){unknown}.")
+                f"reproduce --estimate`; a lower bound where a learner grows faster than that: "
+                f"Relief's neighbour search with the rows squared, relational learners with "
+                f"the facts){unknown}.")
     else:
         what = ("Their cost is extrapolated from the measured runs of the same config "
                 "(`python -m reproduce --estimate`), and none of those has run on this "

@@ -204,4 +204,4 @@ def render(stores) -> str:
 
 STUDY = Study(name="mtr-extra", title="MTR paper: the Symbolic weight w (Fig. 1) and the meta "
               "tree (Fig. 8, Table 6) from our results", configs=(SYMB, TABLE7),
-              render=render, order=13, draft=True)
+              render=render, order=13)

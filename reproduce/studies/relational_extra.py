@@ -278,4 +278,4 @@ def render(stores) -> str:
 
 STUDY = Study(name="relational-extra", title="Relational paper (9b): Tables 2, 4, 5, "
               "ensembles vs single trees, boosting sensitivity on UWCSE (Fig. 16)",
-              configs=(MAIN, BOOST), render=render, order=60, draft=True)
+              configs=(MAIN, BOOST), render=render, order=60)

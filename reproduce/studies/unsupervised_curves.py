@@ -179,4 +179,5 @@ def _fmt(x: float) -> str:
 
 STUDY = Study(name="unsupervised-curves", title="P-UNS (thesis Ch. 7): error curves over the "
               "number of features (Fig. 5) and the classes' ARI (Fig. 1)", configs=(RUN,),
-              render=render, compute=compute, order=62, draft=True)
+              render=render, compute=compute, order=62,
+              compute_paths=())   # k-means of the classes (scikit-learn): no engine path
