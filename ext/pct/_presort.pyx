@@ -2,7 +2,8 @@
 """Presorted row lists for the exact splitter (CLUS sorts once too).
 
 ``order`` holds, per presorted feature, all rows of the data in ascending value order (one
-stable argsort per forest). A tree keeps the rows of its bag, in that order, as one list per
+stable sort per forest: ``value_order``, a radix sort of the values' bit patterns, which
+``count_plan`` shares). A tree keeps the rows of its bag, in that order, as one list per
 feature; when a node splits, each list's segment of the node is partitioned stably into
 [right | left], the layout of the node buffer, so both children find their rows sorted. The
 builder stops partitioning below ``min_rows`` rows, where sorting the few candidate features

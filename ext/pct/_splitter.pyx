@@ -34,6 +34,8 @@ with the plain path, ``GrowParams(presort=False)``):
   (``_sweep_values``): no sort, and in any node, its codes read once per node for all the
   node's coded candidates (``_node_codes``);
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
+* a best test's cut (complete mode) is first bounded from two divisions and scored exactly
+  only when it could beat the node's best or tie with it (``_cannot_matter``);
 * in the sparse 0/1 mode a nominal feature visits only the rows off its most common value,
   and all candidate features of a node are counted in one pass (``_batch_categories``):
   sums of integer bag counts are exact in any order.
