@@ -213,6 +213,31 @@ def _order(X, f, orders):
 
 
 
+cdef intp_t _column_plan(const double* x, intp_t n, int32_t* o, uint8_t* code, double* vals,
+                         uint64_t* k1, uint64_t* k2, int32_t* i2, intp_t* hist) noexcept nogil:
+    """The column's stable value order (o) and number of distinct values, or -1 when a value
+    is missing; with at most 256 values, also the values ascending (vals) and each row's
+    index among them (code)."""
+    cdef intp_t i, nv = 0
+    cdef int32_t r
+    cdef double v, prev = 0.0
+    for i in range(n):
+        if x[i] != x[i]:
+            return -1
+    _radix_order(x, n, o, k1, k2, i2, hist)
+    for i in range(n):
+        r = o[i]
+        v = x[r]
+        if i == 0 or v != prev:
+            if nv < 256:
+                vals[nv] = v
+            nv += 1
+            prev = v
+        if nv <= 256:
+            code[r] = <uint8_t>(nv - 1)
+    return nv
+
+
 def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, orders=None):
     """The numeric features without missing values that hold at most 256 values, for
     ``_splitter._sweep_values``: (cslot (F,) int32: column of the codes and row of the values,
@@ -221,30 +246,40 @@ def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, orders=None):
     codes are stored row by row (n, nc): a node reads its rows' codes of all its candidates
     in one pass. ``orders`` (a dict) receives the value orders of the features with more
     values, which ``presort_plan`` then needs not sort again."""
-    cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f
-    X = np.asarray(Xt)
-    k = np.asarray(ncat)
+    cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f, nv
+    cdef const int32_t[::1] k = ncat
     cslot = np.full(F, -1, dtype=np.int32)
     codes, values = [], []
+    if n == 0:
+        return None
+    k1 = np.empty(n, dtype=np.uint64)
+    k2 = np.empty(n, dtype=np.uint64)
+    i2 = np.empty(n, dtype=np.int32)
+    hist = np.empty(RADIX_PASSES * RADIX_BINS, dtype=np.intp)
+    cdef uint64_t[::1] a1 = k1, a2 = k2
+    cdef int32_t[::1] j2 = i2, ov
+    cdef intp_t[::1] hh = hist
+    cdef uint8_t[::1] cv
+    cdef double[::1] vv
     for f in range(F):
-        if k[f] != 0 or n == 0:
+        if k[f] != 0:
             continue
-        col = X[f]
-        if np.isnan(col).any():
+        o = np.empty(n, dtype=np.int32)
+        code = np.empty(n, dtype=np.uint8)
+        v = np.zeros(256)
+        ov = o
+        cv = code
+        vv = v
+        with nogil:
+            nv = _column_plan(&Xt[f, 0], n, &ov[0], &cv[0], &vv[0], &a1[0], &a2[0], &j2[0],
+                              &hh[0])
+        if nv < 0:
             continue
-        o = _order(X, f, None)
-        srt = col[o]
-        new = np.concatenate([[True], srt[1:] != srt[:-1]])
-        u = srt[new]
-        if len(u) == 1:
+        if nv == 1:
             cslot[f] = -2
-        elif len(u) <= 256:
+        elif nv <= 256:
             cslot[f] = len(codes)
-            code = np.empty(n, np.uint8)
-            code[o] = np.cumsum(new) - 1
             codes.append(code)
-            v = np.zeros(256)
-            v[:len(u)] = u
             values.append(v)
         elif orders is not None:
             orders[f] = o

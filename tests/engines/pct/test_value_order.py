@@ -52,15 +52,20 @@ def test_the_plans_use_it():
     rng = np.random.default_rng(3)
     n = 2000
     X = np.column_stack([rng.integers(0, 5, n), np.round(rng.uniform(size=n), 3),
-                         rng.uniform(size=n), np.zeros(n)]).astype(float)
+                         rng.uniform(size=n), np.zeros(n), rng.integers(0, 5, n),
+                         np.round(rng.normal(size=n), 1)]).astype(float)
     X[::7, 1] = -0.0
+    X[5, 4] = np.nan                                    # missing values: no codes, no list
+    X[::3, 5] = -0.0
     Xt = np.ascontiguousarray(X.T)
-    ncat = np.zeros(4, np.int32)
+    ncat = np.zeros(6, np.int32)
     orders = {}
     cslot, codes, values = _presort.count_plan(Xt, ncat, orders)
-    assert list(cslot) == [0, -1, -1, -2] and sorted(orders) == [1, 2]
-    u = np.unique(X[:, 0])
-    assert np.array_equal(codes[:, 0], np.searchsorted(u, X[:, 0]))
+    assert list(cslot) == [0, -1, -1, -2, -1, 1] and sorted(orders) == [1, 2]
+    for f, c in ((0, 0), (5, 1)):
+        u = np.unique(X[:, f])
+        assert np.array_equal(codes[:, c], np.searchsorted(u, X[:, f]))
+        assert np.array_equal(values[c, :u.size], u) and not values[c, u.size:].any()
     order, slot, _ = _presort.presort_plan(Xt, ncat, 2, False, 2, cslot != -1, orders)
     assert list(np.flatnonzero(slot >= 0)) == [1, 2] and orders == {}
     for k, f in enumerate([1, 2]):
