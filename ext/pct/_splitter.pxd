@@ -81,6 +81,9 @@ cdef struct Splitter:
     bint ps_node             # the current node's segments of ps are valid (set by the builder)
     int32_t* srow            # the sweep's rows and weights in ascending value order
     double* sw
+    # complete mode, best tests: a cut is first bounded from two divisions (``screen_init``)
+    bint screen_cuts
+    double tt_sum            # sum_c a_c TT[c] of the sweep's total
     double* TT               # (K,) s1^2 / W of the sweep's total (missing mode: W Var per
                              # column; then K scratch, then the node total's W Var, 3K in all)
     intp_t cap_srow

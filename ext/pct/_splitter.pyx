@@ -34,6 +34,8 @@ with the plain path, ``GrowParams(presort=False)``):
   (``_sweep_values``): no sort, and in any node, its codes read once per node for all the
   node's coded candidates (``_node_codes``);
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
+* a best test's cut (complete mode) is first bounded from two divisions and scored exactly
+  only when it could beat the node's best or tie with it (``_cannot_matter``);
 * in the sparse 0/1 mode a nominal feature visits only the rows off its most common value,
   and all candidate features of a node are counted in one pass (``_batch_categories``):
   sums of integer bag counts are exact in any order.
@@ -45,7 +47,7 @@ from libc.math cimport isnan, floor, sqrt, fabs, INFINITY
 from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
 from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
-                                    stats_add_row, stats_A2, gain, add_dense,
+                                    stats_add_row, stats_A2, gain, gain_dense, add_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
                                     gain_missing_begin, sub_missing, var_sel,
                                     frcli_screen_terms, frcli_gain_missing_terms)
@@ -293,6 +295,7 @@ cdef inline void _record(SplitRecord* best, intp_t f, double h, double thr, doub
 # normalised variance reduction of spec-core §2.3, which is CLUS's heuristic value as well.
 cdef double TIE_DELTA = 1e-6
 cdef double MIN_GAIN = 1e-9
+cdef double UNIT_ROUNDOFF = 1.1102230246251565e-16
 
 
 cdef inline bint _better(SplitRecord* best, double h) noexcept nogil:
@@ -369,6 +372,8 @@ cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T
     cdef double h = 0.0, WO = T.W - WM
     cdef double* buf = sp.TT + K        # (free in the complete mode)
     if mode == MODE_COMPLETE:           # gain_dense, its terms four at a time
+        if K < 4:                       # (fewer columns than a vector: no call)
+            return gain_dense(&sp.mov, T, sp.cd.a, sp.TT, K)
         if WM <= 0.0 or WO <= 0.0:
             return 0.0
         frcli_dense_terms(buf, sp.cd.a, sp.mov.s1, T.s1, sp.TT, WM, WO, K)
@@ -390,8 +395,10 @@ cdef inline double _sweep_begin(Splitter* sp, const Stats* T) noexcept nogil:
     if sp.cd.mode == MODE_SPARSE01:
         return stats_A2(T, sp.cd)
     if sp.cd.mode == MODE_COMPLETE:
+        sp.tt_sum = 0.0
         for c in range(sp.cd.K):
             sp.TT[c] = T.s1[c] * T.s1[c] / T.W
+            sp.tt_sum += sp.cd.a[c] * sp.TT[c]
     else:                   # missing mode: the total's terms W_T Var(T, c)
         if T == &sp.tot:    # (node_split computed them for the node)
             memcpy(sp.TT, sp.TT + 2 * sp.cd.K, sp.cd.K * sizeof(double))
@@ -458,6 +465,40 @@ cdef inline bint _screened_out(Splitter* sp, const Stats* T, const SplitRecord* 
     return hf + 4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e < thr
 
 
+cdef inline bint _cannot_matter(const Splitter* sp, const Stats* T,
+                                const SplitRecord* best) noexcept nogil:
+    """Whether the cut (sp.mov the moving side; complete mode, every a_c >= 0) provably
+    neither beats the node's best test nor ties with it, from
+    h' = sum a s1^2 / W_M + sum a sO^2 / W_O - sum a TT: two divisions instead of two per
+    column. The exact h (``gain_dense``) and h' both lie within (K + 5) u S of the true h
+    (u = 2^-53; S = h' + 2 sum a TT bounds the terms' magnitudes: every operation but the
+    last subtraction combines non-negative numbers), so h <= h' + 4 (K + 8) u S. A cut below
+    what CLUS's rule needs (``_better``) is not better; with ties=share it must also lie
+    below the tie band of any later best (the best's h only grows during a node's search),
+    as ``_find_ties`` reads each feature's best h only when it reaches that band. A NaN or
+    an infinite bound decides nothing. The trees are those of scoring every cut exactly."""
+    cdef const double* a = sp.cd.a
+    cdef const double* s1 = sp.mov.s1
+    cdef const double* t1 = T.s1
+    cdef intp_t c, K = sp.cd.K
+    cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, P = 0.0, Q = 0.0, sO, hp, S, need
+    if WM <= 0.0 or WO <= 0.0:
+        return False
+    for c in range(K):
+        sO = t1[c] - s1[c]
+        P += a[c] * (s1[c] * s1[c])
+        Q += a[c] * (sO * sO)
+    S = P / WM + Q / WO
+    hp = S - sp.tt_sum
+    S += sp.tt_sum
+    need = best.h if best.feature >= 0 else MIN_GAIN
+    if sp.share_ties:
+        need -= TIE_DELTA
+    elif best.feature >= 0:
+        need += TIE_DELTA
+    return hp + 4.0 * (<double>K + 8.0) * UNIT_ROUNDOFF * S < need
+
+
 cdef inline int _cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f, double A2O,
                      double A2T, bint moving_left) noexcept nogil:
     """Score the cut with sp.mov holding the moving side: -1 when the other side has fallen
@@ -468,6 +509,8 @@ cdef inline int _cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f, 
         return -1
     if WM >= sp.min_leaf:
         if sp.scr_on and _screened_out(sp, T, best, WM, WO):
+            return 0
+        if sp.screen_cuts and _cannot_matter(sp, T, best):
             return 0
         h = _sweep_h(sp, T, A2O, A2T)
         if _better(best, h):
@@ -1164,17 +1207,24 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
 # each computed h lies within sum_c a_c (2 A_c d_c + d_c^2) (1/W_L + 1/W_R) plus its own
 # rounding, at most (K + 10) u sum_c a_c (p_c + q_c + r_c), of the true h; the screened
 # interval is four times the sum of both paths' bounds.
-cdef double UNIT_ROUNDOFF = 1.1102230246251565e-16
 
 
 cdef int screen_init(Splitter* sp) noexcept nogil:
-    """Screen extra-trees candidates (complete mode), or the cuts of the missing mode's
-    sweeps (``_screened_out``); else, or without memory, it stays off and the plain path
-    grows the same tree. Returns 0 when on."""
+    """Screen extra-trees candidates, or the best tests' cuts (``_cannot_matter``; at least
+    two columns, every a_c >= 0), in complete mode; or the cuts of the missing mode's sweeps
+    (``_screened_out``). Else, or without memory, it stays off and the plain path grows the
+    same tree. Returns 0 when on."""
+    cdef intp_t c
     if sp.cd.mode == MODE_MISSING:
         return _screen_columns(sp, sp.n)
-    if not sp.extra or sp.cd.mode != MODE_COMPLETE:
+    if sp.cd.mode != MODE_COMPLETE:
         return -1
+    if not sp.extra:
+        sp.screen_cuts = sp.cd.K >= 2
+        for c in range(sp.cd.K):
+            if not (sp.cd.a[c] >= 0.0 and sp.cd.a[c] < INFINITY):
+                sp.screen_cuts = False
+        return 0 if sp.screen_cuts else -1
     if sp.abound == NULL:
         sp.abound = <double*>malloc((sp.cd.K + 1) * sizeof(double))
     return 0 if sp.abound != NULL else -1
