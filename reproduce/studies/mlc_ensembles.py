@@ -204,9 +204,8 @@ def render(stores) -> str:
         f"{med.get('medical', ('?', '?'))[1]} test rows, the paper lists 645 and 333: "
         f"`medical-paper` swaps the two files ({med.get('medical-paper', ('?', '?'))[0]} / "
         f"{med.get('medical-paper', ('?', '?'))[1]}) and is the one in the tests. "
-        + ("" if "delicious" in sets else "delicious (983 labels) and ")
-        + "the 13 sets not in `../shared` (the Yahoo sets, bookmarks, mediamill) are "
-        "missing.",
+        + ("The" if "delicious" in sets else "delicious (983 labels) and the")
+        + " 13 sets not in `../shared` (the Yahoo sets, bookmarks, mediamill) are missing.",
         "",
         "### Per data set (ours; the paper gives no per-set values)",
         "",
