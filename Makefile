@@ -1,7 +1,7 @@
 # frcli developer tasks. `make install` builds the Cython kernels; `make test` is CI's command.
 PYTHON ?= python3
 
-.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl bench-ssl-forests bench-mex reproduce reproduce-check reproduce-estimate canaries lint clean
+.PHONY: install build test test-plain test-all bench bench-relational bench-scaling bench-ssl bench-ssl-forests bench-mex bench-dask reproduce reproduce-check reproduce-estimate canaries lint clean
 
 # The build requirements go into the environment too, so `make build` works after it.
 install:
@@ -73,6 +73,12 @@ bench-ssl-forests:
 # benchmarks.md "## Mars Express (thesis Ch. 8)"). About 20-30 CPU minutes; ARGS="--skip-dt1".
 bench-mex:
 	nice -n 10 $(PYTHON) bench/bench_mex.py $(ARGS)
+
+# One experiment (a subset of mtr-ensembles) in one process and through --dask-scheduler on a
+# local cluster of 2 worker processes, alternating; wall and CPU time, identical stores
+# (docs/benchmarks.md "## Experiments on a Dask cluster"). About 10 minutes; ARGS="--repeat 1".
+bench-dask:
+	nice -n 10 $(PYTHON) bench/bench_dask.py $(ARGS)
 
 # Every generated section of docs/reproduction.md (resumable; see reproduce/README.md): from
 # the persisted stores of reproduce/stores, computing only what the fingerprint invalidated.

@@ -204,7 +204,9 @@ def render(ssl: list[dict], uns: list[dict], repeat: int, argv: str,
                 "labelled rows' neighbours per fold and class, where the untuned run searches "
                 "15 and each unlabelled row's nearest labelled row; on top come the 45-point "
                 "grid of every fold in one kernel pass (`ext/relief/_ssl_grid.pyx`), four "
-                "supervised runs, the criterion's kNN and the final run. Where the search is "
+                "supervised runs, the criterion's kNN (each ranking's k nearest chosen in the "
+                "kernel, `nearest_k`, among the columns at or below the bound that the "
+                "previous ranking's choice gives) and the final run. Where the search is "
                 "cheap (few rows, a fraction of a second) that fixed work dominates the ratio, "
                 "and it falls as the rows grow (compare the two planted regression sets).", ""]
     if uns:

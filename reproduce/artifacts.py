@@ -364,7 +364,8 @@ def seed(folder: Path, sqlite_dir: Path, *, local_run, log=None) -> int:
                        eval_time_s=_float(r["eval_time_s"]),
                        scores={m: (np.nan if v is None else v) for m, v in sc},
                        importances=np.frombuffer(imp, "<f8") if imp is not None else
-                       np.empty(0), meta=meta if imp is not None else {"not_kept": True})
+                       np.empty(0), meta=meta if imp is not None else {"not_kept": True},
+                       n_targets=_int(r["n_targets"]))
             n += 1
             if log and n % 2000 == 0:
                 log(f"  {n} runs")

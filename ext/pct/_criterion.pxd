@@ -39,9 +39,12 @@ cdef void stats_iadd(Stats* dst, const Stats* b, intp_t K) noexcept nogil
 cdef void stats_add_row(Stats* s, const ClusterData* cd, intp_t row, double w,
                         bint second) noexcept nogil
 cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) noexcept nogil
+cdef double stats_Q_own(const Stats* s, const ClusterData* cd, const double* v) noexcept nogil
 cdef double stats_A2(const Stats* s, const ClusterData* cd) noexcept nogil
 cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
                  double* out) noexcept nogil
+cdef double gain_buf(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
+                     double* out, double* scratch) noexcept nogil
 cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
                          double* est_out) noexcept nogil
 cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,
@@ -142,20 +145,41 @@ cdef inline void move_sparse(Stats* M, const Stats* T, const ClusterData* cd, in
 # -- missing mode (semi-supervised data: unlabelled rows have unknown targets) -----------
 # The same values as stats_add_row / gain, term for term (tests/engines/pct/test_ssl_fast.py).
 
+cdef extern from *:
+    """
+    /* add_missing's column loop (sub_missing's with -w), built for AVX2 and baseline x86-64 and chosen
+       at load time: a semi-supervised node's statistics (its total, a nominal subset's rows,
+       a sweep's moves) are sums of these rows. Every column is its own sum and no FMA comes
+       with AVX2, so every sum rounds as in the plain loop. An unknown value adds +0.0, which
+       leaves every sum as it was (no sum is ever -0.0: they start at +0.0 and x + y is -0.0
+       only when both are). */
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+    #define FRCLI_MISS_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define FRCLI_MISS_CLONES
+    #endif
+    FRCLI_MISS_CLONES static void frcli_add_missing(
+            double* __restrict s1, double* __restrict s2, double* __restrict nk,
+            const double* __restrict y, Py_ssize_t K, double w) {
+        for (Py_ssize_t c = 0; c < K; c++) {
+            double v = y[c];
+            double k = v == v ? v : 0.0;
+            double wk = v == v ? w : 0.0;
+            s1[c] += w * k;
+            s2[c] += w * k * k;
+            nk[c] += wk;
+        }
+    }
+    """
+    void frcli_add_missing(double* s1, double* s2, double* nk, const double* y, intp_t K,
+                           double w) noexcept nogil
+
+
 cdef inline void add_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
-    """stats_add_row of the missing mode without a branch per value, so it vectorises: an
-    unknown value adds +0.0, which leaves every sum as it was (no sum is ever -0.0: they
-    start at +0.0 and x + y is -0.0 only when both are)."""
-    cdef intp_t c
-    cdef double v, k, wk
+    """stats_add_row of the missing mode without a branch per value, so it vectorises
+    (``frcli_add_missing``)."""
     s.W += w
-    for c in range(K):
-        v = y[c]
-        k = v if v == v else 0.0
-        wk = w if v == v else 0.0
-        s.s1[c] += w * k
-        s.s2[c] += w * k * k
-        s.nk[c] += wk
+    frcli_add_missing(s.s1, s.s2, s.nk, y, K, w)
 
 
 cdef inline double var_known(double s1, double s2, double nk, double W,
@@ -221,7 +245,28 @@ cdef extern from *:
                                                   tk[c] - nk[c], WO, est[c]));
         }
     }
+    /* A node's per-column variances (node_estimates) and prototype (the means over known
+       values), element by element as _criterion.pyx writes them, four columns at a time. */
+    FRCLI_GAIN_CLONES static void frcli_var_sels(
+            double* __restrict out, const double* __restrict s1, const double* __restrict s2,
+            const double* __restrict nk, double W, const double* __restrict est,
+            Py_ssize_t K) {
+        for (Py_ssize_t c = 0; c < K; c++)
+            out[c] = frcli_var_sel(s1[c], s2[c], nk[c], W, est[c]);
+    }
+    FRCLI_GAIN_CLONES static void frcli_known_means(
+            double* __restrict out, const double* __restrict s1, const double* __restrict nk,
+            const double* __restrict parent, Py_ssize_t K) {
+        for (Py_ssize_t c = 0; c < K; c++) {
+            double m = s1[c] / nk[c];
+            out[c] = nk[c] > 0.0 ? m : parent[c];
+        }
+    }
     """
+    void frcli_var_sels(double* out, const double* s1, const double* s2, const double* nk,
+                        double W, const double* est, intp_t K) noexcept nogil
+    void frcli_known_means(double* out, const double* s1, const double* nk,
+                           const double* parent, intp_t K) noexcept nogil
     void frcli_gain_missing_terms(double* buf, const double* a, const double* TQ,
                                   const double* est, const double* s1, const double* s2,
                                   const double* nk, const double* t1, const double* t2,
@@ -245,16 +290,68 @@ cdef inline double gain_missing(const Stats* S, const Stats* T, const double* a,
     return h
 
 
+cdef extern from *:
+    """
+    /* A screen for the missing mode's sweeps: the h of a cut to within a proven bound,
+       without a division per column. On a column with no unknown value in the data
+       (nk == W in every set, bit for bit: both sums add the same weights in the same order)
+       the exact term a (W_T Var_T - W_S Var_S - W_O Var_O) is, in real numbers,
+       a (TQ - (s2_S - s1_S^2 / W_S)^+ - (s2_O - s1_O^2 / W_O)^+); here it is evaluated with
+       the reciprocals of W_S and W_O, four columns at a time, in any order (the bound covers
+       every order). ``ac`` is a_c for such columns and 0 for the others, whose exact terms
+       the caller adds. */
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+    #define FRCLI_SCREEN_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define FRCLI_SCREEN_CLONES
+    #endif
+    typedef double frcli_v4d __attribute__((vector_size(32)));
+    typedef long long frcli_v4l __attribute__((vector_size(32)));
+    #define FRCLI_LD4(v, p) __builtin_memcpy(&(v), (p), sizeof(v))
+    FRCLI_SCREEN_CLONES static double frcli_screen_terms(
+            const double* __restrict ac, const double* __restrict TQ,
+            const double* __restrict s1, const double* __restrict s2,
+            const double* __restrict t1, const double* __restrict t2,
+            double WS, double WO, Py_ssize_t K) {
+        double iS = 1.0 / WS, iO = 1.0 / WO, h = 0.0, gS, gO, sO;
+        frcli_v4d hv = {0.0, 0.0, 0.0, 0.0}, z = {0.0, 0.0, 0.0, 0.0};
+        frcli_v4d vS = {iS, iS, iS, iS}, vO = {iO, iO, iO, iO};
+        frcli_v4d a1, a2, o1, o2, g1, g2, va, vq;
+        Py_ssize_t c = 0;
+        for (; c + 4 <= K; c += 4) {
+            FRCLI_LD4(a1, s1 + c);
+            FRCLI_LD4(a2, s2 + c);
+            FRCLI_LD4(o1, t1 + c);
+            FRCLI_LD4(o2, t2 + c);
+            FRCLI_LD4(va, ac + c);
+            FRCLI_LD4(vq, TQ + c);
+            o1 = o1 - a1;
+            o2 = o2 - a2;
+            g1 = a2 - a1 * a1 * vS;
+            g2 = o2 - o1 * o1 * vO;
+            g1 = (frcli_v4d)((frcli_v4l)g1 & (frcli_v4l)(g1 > z));      /* max(g, 0) */
+            g2 = (frcli_v4d)((frcli_v4l)g2 & (frcli_v4l)(g2 > z));
+            hv += va * (vq - g1 - g2);
+        }
+        h = (hv[0] + hv[1]) + (hv[2] + hv[3]);
+        for (; c < K; c++) {
+            sO = t1[c] - s1[c];
+            gS = s2[c] - s1[c] * s1[c] * iS;
+            gO = (t2[c] - s2[c]) - sO * sO * iO;
+            gS = gS > 0.0 ? gS : 0.0;
+            gO = gO > 0.0 ? gO : 0.0;
+            h += ac[c] * (TQ[c] - gS - gO);
+        }
+        return h;
+    }
+    """
+    double frcli_screen_terms(const double* ac, const double* TQ, const double* s1,
+                              const double* s2, const double* t1, const double* t2, double WS,
+                              double WO, intp_t K) noexcept nogil
+
+
 cdef inline void sub_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
     """Take a row out of s (missing mode): exact only where every sum is an integer
     (``_splitter``'s ``int_sums``), the one place it is used."""
-    cdef intp_t c
-    cdef double v, k, wk
     s.W -= w
-    for c in range(K):
-        v = y[c]
-        k = v if v == v else 0.0
-        wk = w if v == v else 0.0
-        s.s1[c] -= w * k
-        s.s2[c] -= w * k * k
-        s.nk[c] -= wk
+    frcli_add_missing(s.s1, s.s2, s.nk, y, K, -w)     # x + (-w) y is x - w y, bit for bit

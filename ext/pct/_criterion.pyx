@@ -117,6 +117,21 @@ cdef double stats_Q(const Stats* s, const ClusterData* cd, const double* est) no
     return q
 
 
+cdef double stats_Q_own(const Stats* s, const ClusterData* cd, const double* v) noexcept nogil:
+    """stats_Q(s, cd, v) where v is s's own node_estimates (missing mode): var_known of a
+    column is then v_c itself (the estimate it falls back to is the one v_c took), so Q is
+    W sum_c a_c v_c, the same value without its divisions."""
+    cdef intp_t c
+    cdef double q = 0.0
+    if cd.mode != MODE_MISSING:
+        return stats_Q(s, cd, v)
+    if s.W <= 0.0:
+        return 0.0
+    for c in range(cd.K):
+        q += cd.a[c] * v[c]
+    return q * s.W
+
+
 cdef double stats_A2(const Stats* s, const ClusterData* cd) noexcept nogil:
     cdef intp_t c
     cdef double t = 0.0
@@ -153,23 +168,54 @@ cdef double gain(const Stats* S, const Stats* T, const ClusterData* cd, const do
     return h
 
 
+cdef double gain_buf(const Stats* S, const Stats* T, const ClusterData* cd, const double* est,
+                     double* out, double* scratch) noexcept nogil:
+    """gain() with scratch (2K doubles): in the missing mode its terms come from the
+    vectorised kernels (gain_missing_begin's W_T Var_T, then ``frcli_gain_missing_terms``:
+    var_known's values, the same expression), summed in column order as gain() sums them."""
+    cdef intp_t c, K = cd.K
+    cdef double WS = S.W, WO = T.W - S.W, h = 0.0
+    cdef double* t = out if out != NULL else scratch + K
+    if cd.mode != MODE_MISSING or K == 0:
+        return gain(S, T, cd, est, out)
+    if WS <= 0.0 or WO <= 0.0:
+        if out != NULL:
+            memset(out, 0, K * sizeof(double))
+        return 0.0
+    gain_missing_begin(T, est, K, scratch)
+    frcli_gain_missing_terms(t, cd.a, scratch, est, S.s1, S.s2, S.nk, T.s1, T.s2, T.nk, WS, WO,
+                             K)
+    for c in range(K):
+        h += t[c]
+    return h
+
+
 cdef void node_estimates(const Stats* s, const ClusterData* cd, const double* est_parent,
                          double* est_out) noexcept nogil:
-    """Per-column variance of a node, or the ancestor's where it cannot be estimated."""
-    cdef intp_t c
-    for c in range(cd.K):
-        est_out[c] = var_known(s.s1[c], s.s2[c], s.nk[c], s.W, est_parent[c])
+    """Per-column variance of a node, or the ancestor's where it cannot be estimated
+    (var_known's values, from var_sel's arithmetic in ``frcli_var_sels``)."""
+    if cd.K > 0:
+        frcli_var_sels(est_out, s.s1, s.s2, s.nk, s.W, est_parent, cd.K)
 
 
 cdef void prototype(const Stats* s, const ClusterData* cd, const double* parent_proto,
                     double* out) noexcept nogil:
     """Leaf prototype: per-column mean over known values (the ancestor's where none is known)."""
     cdef intp_t c
+    if cd.mode == MODE_MISSING:
+        if cd.K > 0:
+            frcli_known_means(out, s.s1, s.nk, parent_proto, cd.K)
+        return
     for c in range(cd.K):
-        if cd.mode == MODE_MISSING:
-            out[c] = s.s1[c] / s.nk[c] if s.nk[c] > 0.0 else parent_proto[c]
-        else:
-            out[c] = s.s1[c] / s.W if s.W > 0.0 else parent_proto[c]
+        out[c] = s.s1[c] / s.W if s.W > 0.0 else parent_proto[c]
+
+
+cdef void _stats_on_rows(Stats* s, double[:, ::1] o) noexcept:
+    """Test hooks: s empty, its s1, s2 (and nk, if o has a third row) o's first rows."""
+    s.W = 0.0
+    s.s1 = &o[0, 0]
+    s.s2 = &o[1, 0]
+    s.nk = &o[2, 0] if o.shape[0] > 2 else NULL
 
 
 def _gain_missing_terms_check(const double[::1] a, const double[::1] TQ,
@@ -204,14 +250,12 @@ def _add_codes_check(const uint8_t[:, ::1] X, const double[::1] off, const doubl
 
     cdef intp_t n = X.shape[0], K = X.shape[1], i, c
     cdef double y
+    cdef Stats s
     out = np.zeros((4, K))
     cdef double[:, ::1] o = out
-    cdef Stats s
     if K == 0:
         return out
-    s.W = 0.0
-    s.s1 = &o[0, 0]
-    s.s2 = &o[1, 0]
+    _stats_on_rows(&s, o)
     for i in range(n):
         add_codes(&s, &X[i, 0], &off[0], K, w[i], True)
     for i in range(n):
@@ -219,4 +263,70 @@ def _add_codes_check(const uint8_t[:, ::1] X, const double[::1] off, const doubl
             y = <double>X[i, c] - off[c]
             o[2, c] += w[i] * y
             o[3, c] += w[i] * y * y
+    return out
+
+
+def _add_missing_check(const double[:, ::1] Y, const double[::1] w, bint sub=False):
+    """Test hook: the missing mode's sums (s1, s2, nk) over the rows of Y with weights w, in
+    row order, from the dispatched ``frcli_add_missing`` (``sub``: sub_missing from zeros,
+    the kernel with -w) and from plain Cython; the two triples must agree bit for bit."""
+    import numpy as np
+
+    cdef intp_t n = Y.shape[0], K = Y.shape[1], i, c
+    cdef double v, k, wk
+    cdef Stats s
+    out = np.zeros((6, K))
+    cdef double[:, ::1] o = out
+    if K == 0:
+        return out
+    _stats_on_rows(&s, o)
+    for i in range(n):
+        if sub:
+            sub_missing(&s, &Y[i, 0], K, w[i])
+        else:
+            add_missing(&s, &Y[i, 0], K, w[i])
+    for i in range(n):
+        for c in range(K):
+            v = Y[i, c]
+            k = v if v == v else 0.0
+            wk = w[i] if v == v else 0.0
+            if sub:         # the plain subtraction (the kernel adds -w)
+                o[3, c] -= w[i] * k
+                o[4, c] -= w[i] * k * k
+                o[5, c] -= wk
+                continue
+            o[3, c] += w[i] * k
+            o[4, c] += w[i] * k * k
+            o[5, c] += wk
+    return out
+
+
+def _screen_terms_check(const double[::1] ac, const double[::1] TQ, const double[::1] s1,
+                        const double[::1] s2, const double[::1] t1, const double[::1] t2,
+                        double WS, double WO):
+    """Test hook: ``frcli_screen_terms`` (the splitter's division-free h of a cut over the
+    columns with ac > 0)."""
+    if ac.shape[0] == 0:
+        return 0.0
+    return frcli_screen_terms(&ac[0], &TQ[0], &s1[0], &s2[0], &t1[0], &t2[0], WS, WO,
+                              ac.shape[0])
+
+
+def _node_kernels_check(const double[::1] s1, const double[::1] s2, const double[::1] nk,
+                        double W, const double[::1] est):
+    """Test hook: a node's variances and prototype (missing mode) from the dispatched
+    ``frcli_var_sels`` / ``frcli_known_means`` and from plain ``var_known`` / division loops,
+    (4, K): the pairs must agree bit for bit."""
+    import numpy as np
+
+    cdef intp_t K = s1.shape[0], c
+    out = np.zeros((4, K))
+    cdef double[:, ::1] o = out
+    if K == 0:
+        return out
+    frcli_var_sels(&o[0, 0], &s1[0], &s2[0], &nk[0], W, &est[0], K)
+    frcli_known_means(&o[2, 0], &s1[0], &nk[0], &est[0], K)
+    for c in range(K):
+        o[1, c] = var_known(s1[c], s2[c], nk[c], W, est[c])
+        o[3, c] = s1[c] / nk[c] if nk[c] > 0.0 else est[c]
     return out

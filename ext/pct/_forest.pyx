@@ -661,7 +661,9 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
     cdef const int32_t[::1] cslot
     cdef const uint8_t[:, ::1] ccodes
     cdef const double[:, ::1] cvals
-    cplan = count_plan(Xt, ncat) if presort and not extra and mode == MODE_COMPLETE else None
+    orders = {}             # the columns' value orders, sorted once for both plans
+    cplan = (count_plan(Xt, ncat, orders) if presort and not extra and mode == MODE_COMPLETE
+             else None)
     if cplan is not None:
         cslot, ccodes, cvals = cplan
         ctx.cslot = &cslot[0]
@@ -670,7 +672,7 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
     if presort:
         ps_order_a, ps_slot_a, ps_min = presort_plan(
             Xt, ncat, max_features, extra, presort_min_rows,
-            None if cplan is None else np.asarray(cplan[0]) != -1)
+            None if cplan is None else np.asarray(cplan[0]) != -1, orders)
         ps_order = ps_order_a
         ps_slot = ps_slot_a
         if ps_order.shape[0] > 0:

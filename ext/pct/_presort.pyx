@@ -2,7 +2,8 @@
 """Presorted row lists for the exact splitter (CLUS sorts once too).
 
 ``order`` holds, per presorted feature, all rows of the data in ascending value order (one
-stable argsort per forest). A tree keeps the rows of its bag, in that order, as one list per
+stable sort per forest: ``value_order``, a radix sort of the values' bit patterns, which
+``count_plan`` shares). A tree keeps the rows of its bag, in that order, as one list per
 feature; when a node splits, each list's segment of the node is partitioned stably into
 [right | left], the layout of the node buffer, so both children find their rows sorted. The
 builder stops partitioning below ``min_rows`` rows, where sorting the few candidate features
@@ -10,7 +11,7 @@ of a node costs less than moving every feature's list.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
-from frcli._ext._utils cimport int64_t
+from frcli._ext._utils cimport int64_t, uint64_t
 
 
 cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, intp_t nf,
@@ -117,33 +118,171 @@ cdef void presort_partition(Presort* ps, intp_t s, intp_t e) noexcept nogil:
 
 import numpy as np
 
-def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat):
+# -- stable value orders ------------------------------------------------------------------
+# A least-significant-digit radix sort of the values' bit patterns (11-bit digits, a pass
+# skipped where every value shares the digit): the order of a stable comparison sort
+# (ascending values, equal values by row), computed in a few passes over the column.
+
+cdef enum:
+    RADIX_BITS = 11
+    RADIX_BINS = 2048
+    RADIX_PASSES = 6
+
+
+cdef inline uint64_t _key(double v) noexcept nogil:
+    """An unsigned integer with the order of the doubles (not NaN); -0.0 and 0.0 alike."""
+    cdef uint64_t b
+    if v == 0.0:
+        v = 0.0
+    memcpy(&b, &v, 8)
+    if b >> 63:
+        return ~b
+    return b | (<uint64_t>1 << 63)
+
+
+cdef void _radix_order(const double* x, intp_t n, int32_t* out, uint64_t* k1, uint64_t* k2,
+                       int32_t* i2, intp_t* hist) noexcept nogil:
+    """out = the stable ascending order of x[:n] (k1, k2, i2: n scratch each; hist:
+    RADIX_PASSES * RADIX_BINS)."""
+    cdef intp_t i, d, b, run, c
+    cdef uint64_t k, mask = RADIX_BINS - 1
+    cdef int shift
+    cdef uint64_t* ka = k1
+    cdef uint64_t* kb = k2
+    cdef int32_t* ia = out
+    cdef int32_t* ib = i2
+    cdef uint64_t* kt
+    cdef int32_t* it
+    cdef intp_t* h
+    memset(hist, 0, RADIX_PASSES * RADIX_BINS * sizeof(intp_t))
+    for i in range(n):
+        k = _key(x[i])
+        ka[i] = k
+        ia[i] = <int32_t>i
+        for d in range(RADIX_PASSES):
+            hist[d * RADIX_BINS + ((k >> (d * RADIX_BITS)) & mask)] += 1
+    for d in range(RADIX_PASSES):
+        h = hist + d * RADIX_BINS
+        shift = d * RADIX_BITS
+        if n == 0 or h[(ka[0] >> shift) & mask] == n:
+            continue                    # one digit for all: the pass keeps the order
+        run = 0
+        for b in range(RADIX_BINS):
+            c = h[b]
+            h[b] = run
+            run += c
+        for i in range(n):
+            k = ka[i]
+            b = (k >> shift) & mask
+            kb[h[b]] = k
+            ib[h[b]] = ia[i]
+            h[b] += 1
+        kt = ka
+        ka = kb
+        kb = kt
+        it = ia
+        ia = ib
+        ib = it
+    if ia != out:
+        memcpy(out, ia, n * sizeof(int32_t))
+
+
+def value_order(const double[::1] x):
+    """The stable ascending order of x (no NaN) as int32: ``np.argsort(x, kind="stable")``."""
+    cdef intp_t n = x.shape[0]
+    out = np.empty(max(n, 1), dtype=np.int32)
+    k1 = np.empty(max(n, 1), dtype=np.uint64)
+    k2 = np.empty(max(n, 1), dtype=np.uint64)
+    i2 = np.empty(max(n, 1), dtype=np.int32)
+    hist = np.empty(RADIX_PASSES * RADIX_BINS, dtype=np.intp)
+    cdef int32_t[::1] o = out, j2 = i2
+    cdef uint64_t[::1] a1 = k1, a2 = k2
+    cdef intp_t[::1] hh = hist
+    if n > 0:
+        with nogil:
+            _radix_order(&x[0], n, &o[0], &a1[0], &a2[0], &j2[0], &hh[0])
+    return out[:n]
+
+
+def _order(X, f, orders):
+    """Feature f's stable value order: taken out of the ``orders`` cache (a dict or None),
+    where ``count_plan`` leaves those of the features it does not code, or computed."""
+    if orders is not None and f in orders:
+        return orders.pop(f)
+    return value_order(np.ascontiguousarray(X[f]))
+
+
+
+cdef intp_t _column_plan(const double* x, intp_t n, int32_t* o, uint8_t* code, double* vals,
+                         uint64_t* k1, uint64_t* k2, int32_t* i2, intp_t* hist) noexcept nogil:
+    """The column's stable value order (o) and number of distinct values, or -1 when a value
+    is missing; with at most 256 values, also the values ascending (vals) and each row's
+    index among them (code)."""
+    cdef intp_t i, nv = 0
+    cdef int32_t r
+    cdef double v, prev = 0.0
+    for i in range(n):
+        if x[i] != x[i]:
+            return -1
+    _radix_order(x, n, o, k1, k2, i2, hist)
+    for i in range(n):
+        r = o[i]
+        v = x[r]
+        if i == 0 or v != prev:
+            if nv < 256:
+                vals[nv] = v
+            nv += 1
+            prev = v
+        if nv <= 256:
+            code[r] = <uint8_t>(nv - 1)
+    return nv
+
+
+def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, orders=None):
     """The numeric features without missing values that hold at most 256 values, for
     ``_splitter._sweep_values``: (cslot (F,) int32: column of the codes and row of the values,
     -1 none, -2 a single value in the data; codes (n, nc) uint8: each row's value index;
-    values (nc, 256) float64: the values, ascending), or None when no feature qualifies. The codes are stored
-    row by row (n, nc): a node reads its rows' codes of all its candidates in one pass."""
-    cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f
-    X = np.asarray(Xt)
-    k = np.asarray(ncat)
+    values (nc, 256) float64: the values, ascending), or None when no feature qualifies. The
+    codes are stored row by row (n, nc): a node reads its rows' codes of all its candidates
+    in one pass. ``orders`` (a dict) receives the value orders of the features with more
+    values, which ``presort_plan`` then needs not sort again."""
+    cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f, nv
+    cdef const int32_t[::1] k = ncat
     cslot = np.full(F, -1, dtype=np.int32)
     codes, values = [], []
+    if n == 0:
+        return None
+    k1 = np.empty(n, dtype=np.uint64)
+    k2 = np.empty(n, dtype=np.uint64)
+    i2 = np.empty(n, dtype=np.int32)
+    hist = np.empty(RADIX_PASSES * RADIX_BINS, dtype=np.intp)
+    cdef uint64_t[::1] a1 = k1, a2 = k2
+    cdef int32_t[::1] j2 = i2, ov
+    cdef intp_t[::1] hh = hist
+    cdef uint8_t[::1] cv
+    cdef double[::1] vv
     for f in range(F):
-        if k[f] != 0 or n == 0:
+        if k[f] != 0:
             continue
-        col = X[f]
-        if np.isnan(col).any():
+        o = np.empty(n, dtype=np.int32)
+        code = np.empty(n, dtype=np.uint8)
+        v = np.zeros(256)
+        ov = o
+        cv = code
+        vv = v
+        with nogil:
+            nv = _column_plan(&Xt[f, 0], n, &ov[0], &cv[0], &vv[0], &a1[0], &a2[0], &j2[0],
+                              &hh[0])
+        if nv < 0:
             continue
-        srt = np.sort(col)          # (a plain sort and a search: no argsort of the column)
-        u = srt[np.concatenate([[True], srt[1:] != srt[:-1]])]
-        if len(u) == 1:
+        if nv == 1:
             cslot[f] = -2
-        elif len(u) <= 256:
+        elif nv <= 256:
             cslot[f] = len(codes)
-            codes.append(np.searchsorted(u, col).astype(np.uint8))
-            v = np.zeros(256)
-            v[:len(u)] = u
+            codes.append(code)
             values.append(v)
+        elif orders is not None:
+            orders[f] = o
     if not codes and not (cslot == -2).any():
         return None
     if not codes:
@@ -153,13 +292,15 @@ def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat):
 
 
 def presort_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, intp_t max_features,
-                 bint extra, min_rows=None, skip=None):
+                 bint extra, min_rows=None, skip=None, orders=None):
     """Which features to presort, their row orders and the partition threshold.
 
     Returns (order (nf, n) int32, slot (F,) int32, min_rows); nf = 0 means no presorting.
     Extra trees never sort, nominal features and features with missing values are not
-    presorted, nor those where ``skip`` ((F,) bool, e.g. ``count_plan``'s) is set. ``min_rows`` None chooses the node size above which moving every list costs
-    less than sorting the node's candidate features (see ``auto_min_rows``).
+    presorted, nor those where ``skip`` ((F,) bool, e.g. ``count_plan``'s) is set.
+    ``orders`` caches the value orders (shared with ``count_plan``). ``min_rows`` None
+    chooses the node size above which moving every list costs less than sorting the node's
+    candidate features (see ``auto_min_rows``).
     """
     cdef intp_t F = Xt.shape[0], n = Xt.shape[1]
     slot = np.full(F, -1, dtype=np.int32)
@@ -177,23 +318,26 @@ def presort_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, intp_t max_fe
     cand = np.flatnonzero(keep)
     if cand.size == 0:
         return empty
-    order = np.ascontiguousarray(np.argsort(X[cand], axis=1, kind="stable").astype(np.int32))
+    order = np.empty((cand.size, n), dtype=np.int32)
+    for k, f in enumerate(cand):
+        order[k] = _order(X, f, orders)
     slot[cand] = np.arange(cand.size, dtype=np.int32)
     return order, slot, int(min_rows)
 
 
 def auto_min_rows(intp_t F, intp_t max_features):
-    """Partition nodes of at least 2**(0.6 F / max_features) rows.
+    """Partition nodes of at least 2**(0.4 F / max_features) rows.
 
     Splitting a node of m rows moves all nf lists (cost ~ nf m) and saves sorting its
     presorted candidates, about max_features nf / F of them (cost ~ m log2 m each): the
-    lists pay while log2 m > c F / max_features, and c = 0.6 was measured on the synthetic
-    scaling data (F = 40, max_features = 7: optimum 8-16 rows, flat within noise). With all
+    lists pay while log2 m > c F / max_features, and c = 0.4 was measured on the synthetic
+    scaling data (F = 40, max_features = 7, full precision and 3 digits, 4k to 64k rows:
+    fit CPU flat within noise for 4-6 rows, 2-7 % above that at 11 rows and more). With all
     features as candidates (bagging) every node is partitioned; for wide data with few
-    candidates per node (atp1d: 411 features, 21 candidates) the threshold exceeds n and the
-    forest does not presort at all.
+    candidates per node (atp1d: 411 features, 21 candidates) only nodes of a few hundred
+    rows are, and past 62 doublings the forest does not presort at all.
     """
-    cdef double e = 0.6 * F / max(max_features, 1)
+    cdef double e = 0.4 * F / max(max_features, 1)
     if e > 62:
         return 1 << 62
     return max(2, int(round(2.0 ** e)))

@@ -81,6 +81,9 @@ cdef struct Splitter:
     bint ps_node             # the current node's segments of ps are valid (set by the builder)
     int32_t* srow            # the sweep's rows and weights in ascending value order
     double* sw
+    # complete mode, best tests: a cut is first bounded from two divisions (``screen_init``)
+    bint screen_cuts
+    double tt_sum            # sum_c a_c TT[c] of the sweep's total
     double* TT               # (K,) s1^2 / W of the sweep's total (missing mode: W Var per
                              # column; then K scratch, then the node total's W Var, 3K in all)
     intp_t cap_srow
@@ -130,6 +133,16 @@ cdef struct Splitter:
     double* cbin             # (256 (K + 1)): per value W, then s1 (K each)
     intp_t* cseg             # (5 * 256) rows per value, each value's segment end in the sweep
                              # order, three more counts (``_sweep_values``); zero between uses
+    # missing mode: the sweeps' cuts are screened (``_screened_out``) before their exact h
+    double* sac              # (K,) a_c of the columns with no unknown value in the data, else 0
+    int32_t* sicol           # (K,) the other columns (unknown values somewhere), nic of them
+    intp_t nic
+    bint iblock              # those columns are contiguous
+    double scrE              # the sweep's bound on the sum of its terms' magnitudes
+    double scrE_node         # the same for the node's total (set by node_split)
+    bint scr_on              # the current sweep screens its cuts
+    double* cwacc            # (4 max_ncat) scratch of ``_category_weights``
+    int node_int_w           # the node's weights are all integers: 1, 0, -1 = not known yet
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,

@@ -34,20 +34,23 @@ with the plain path, ``GrowParams(presort=False)``):
   (``_sweep_values``): no sort, and in any node, its codes read once per node for all the
   node's coded candidates (``_node_codes``);
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
+* a best test's cut (complete mode) is first bounded from two divisions and scored exactly
+  only when it could beat the node's best or tie with it (``_cannot_matter``);
 * in the sparse 0/1 mode a nominal feature visits only the rows off its most common value,
   and all candidate features of a node are counted in one pass (``_batch_categories``):
   sums of integer bag counts are exact in any order.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
-from libc.math cimport isnan, floor, sqrt, INFINITY
+from libc.math cimport isnan, floor, sqrt, fabs, INFINITY
 
 from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_value, grow)
 from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
-                                    stats_add_row, stats_A2, gain, add_dense,
+                                    stats_add_row, stats_A2, gain, gain_dense, add_dense,
                                     move_sparse, add_codes, add_missing, gain_missing,
-                                    gain_missing_begin, sub_missing)
+                                    gain_missing_begin, sub_missing, var_sel,
+                                    frcli_screen_terms, frcli_gain_missing_terms)
 from frcli._ext.pct._presort cimport Presort
 
 
@@ -86,10 +89,12 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     sp.cur_cats = <uint8_t*>calloc(mc, 1)
     sp.best_cats = <uint8_t*>calloc(mc, 1)
     sp.try_cats = <uint8_t*>calloc(mc, 1)
+    sp.cwacc = <double*>malloc(4 * mc * sizeof(double))
     if (sp.features == NULL or sp.TT == NULL or sp.cat == NULL or sp.cur_cats == NULL or sp.best_cats == NULL
             or sp.try_cats == NULL or sp.cand_lo == NULL or sp.cand_hi == NULL
             or sp.tie_feat == NULL or sp.tie_thr == NULL or sp.tie_swap == NULL
-            or sp.tie_part == NULL or sp.tie_seen == NULL or sp.alt_cats == NULL):
+            or sp.tie_part == NULL or sp.tie_seen == NULL or sp.alt_cats == NULL
+            or sp.cwacc == NULL):
         return -1
     for f in range(F):
         sp.features[f] = <int32_t>f
@@ -99,6 +104,37 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     for f in range(mc):
         if stats_alloc(&sp.cat[f], K):
             return -1
+    return 0
+
+
+cdef int _screen_columns(Splitter* sp, intp_t n) noexcept nogil:
+    """The missing mode's screen (``_screened_out``): which columns have an unknown value
+    somewhere in the data (their terms are computed exactly), a_c of the others."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t K = cd.K, i, c
+    cdef const double* y
+    if sp.sac != NULL:
+        return 0
+    sp.sicol = <int32_t*>malloc((K + 1) * sizeof(int32_t))
+    if sp.sicol == NULL:
+        return -1
+    sp.sac = <double*>malloc((K + 1) * sizeof(double))
+    if sp.sac == NULL:
+        return -1
+    for c in range(K):
+        sp.sac[c] = cd.a[c]
+    for i in range(n):
+        y = cd.C + i * K
+        for c in range(K):
+            if y[c] != y[c]:
+                sp.sac[c] = 0.0
+    sp.nic = 0
+    for c in range(K):
+        if sp.sac[c] == 0.0 and cd.a[c] != 0.0:
+            sp.sicol[sp.nic] = <int32_t>c
+            sp.nic += 1
+    # one block (a target's one-hot columns): its exact terms from the vectorised kernel
+    sp.iblock = sp.nic > 0 and sp.sicol[sp.nic - 1] - sp.sicol[0] + 1 == sp.nic
     return 0
 
 
@@ -139,6 +175,9 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.srow)
     free(sp.sw)
     free(sp.TT)
+    free(sp.sac)
+    free(sp.cwacc)
+    free(sp.sicol)
     free(sp.abound)
     free(sp.cur_cats)
     free(sp.best_cats)
@@ -256,6 +295,7 @@ cdef inline void _record(SplitRecord* best, intp_t f, double h, double thr, doub
 # normalised variance reduction of spec-core §2.3, which is CLUS's heuristic value as well.
 cdef double TIE_DELTA = 1e-6
 cdef double MIN_GAIN = 1e-9
+cdef double UNIT_ROUNDOFF = 1.1102230246251565e-16
 
 
 cdef inline bint _better(SplitRecord* best, double h) noexcept nogil:
@@ -332,6 +372,8 @@ cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T
     cdef double h = 0.0, WO = T.W - WM
     cdef double* buf = sp.TT + K        # (free in the complete mode)
     if mode == MODE_COMPLETE:           # gain_dense, its terms four at a time
+        if K < 4:                       # (fewer columns than a vector: no call)
+            return gain_dense(&sp.mov, T, sp.cd.a, sp.TT, K)
         if WM <= 0.0 or WO <= 0.0:
             return 0.0
         frcli_dense_terms(buf, sp.cd.a, sp.mov.s1, T.s1, sp.TT, WM, WO, K)
@@ -349,14 +391,112 @@ cdef inline double _sweep_begin(Splitter* sp, const Stats* T) noexcept nogil:
     the other side's A2 starts at it)."""
     cdef intp_t c
     stats_clear(&sp.mov, sp.cd.K)
+    sp.scr_on = False
     if sp.cd.mode == MODE_SPARSE01:
         return stats_A2(T, sp.cd)
     if sp.cd.mode == MODE_COMPLETE:
+        sp.tt_sum = 0.0
         for c in range(sp.cd.K):
             sp.TT[c] = T.s1[c] * T.s1[c] / T.W
+            sp.tt_sum += sp.cd.a[c] * sp.TT[c]
     else:                   # missing mode: the total's terms W_T Var(T, c)
-        gain_missing_begin(T, sp.est, sp.cd.K, sp.TT)
+        if T == &sp.tot:    # (node_split computed them for the node)
+            memcpy(sp.TT, sp.TT + 2 * sp.cd.K, sp.cd.K * sizeof(double))
+        else:
+            gain_missing_begin(T, sp.est, sp.cd.K, sp.TT)
+        # the screen's decisions are those of the exact h; it skips cuts that cannot become
+        # the best test, and these are never recorded, not even as the feature's best h
+        # (read only by ``_find_ties``)
+        if sp.sac != NULL and not sp.share_ties:
+            sp.scr_on = True
+            sp.scrE = sp.scrE_node if T == &sp.tot else _screen_mass(sp, T, sp.TT)
     return 0.0
+
+
+cdef inline double _screen_mass(const Splitter* sp, const Stats* T,
+                                const double* TQ) noexcept nogil:
+    """sum_c a_c (|TQ_c| + 2 |s2_T,c|) over the columns with no unknown value: the scale of
+    ``_screened_out``'s bound."""
+    cdef intp_t c
+    cdef double e = 0.0
+    for c in range(sp.cd.K):
+        e += sp.sac[c] * (fabs(TQ[c]) + 2.0 * fabs(T.s2[c]))
+    return e
+
+
+cdef inline bint _screened_out(Splitter* sp, const Stats* T, const SplitRecord* best,
+                               double WM, double WO) noexcept nogil:
+    """Whether the cut with sp.mov on its moving side certainly fails ``_better``: its h
+    from ``frcli_screen_terms`` (the columns with no unknown value) plus the exact terms of
+    the others, and a bound on the distance to the exact h.
+
+    The bound: on a column with no unknown value both evaluations differ from the real-number
+    term by at most about 16 u a_c (TQ_c + s2_S + s1_S^2/W_S + s2_O + s1_O^2/W_O), u the unit
+    roundoff, and by Cauchy-Schwarz the parenthesis is at most TQ_c + 2 s2_T (up to the sums'
+    own relative errors, far below 1); summing K terms in either order adds K u times the sum
+    of their magnitudes. 4 (K + 32) u (sum_c a_c (TQ_c + 2 s2_T,c) + the other columns'
+    |terms|) covers both with a factor of two to spare; it is about 1e-8 on the P-DS / P-ML
+    sets, against CLUS's tie band of 1e-6 (TIE_DELTA): a cut is computed exactly only when
+    it may be the best so far."""
+    cdef const ClusterData* cd = sp.cd
+    cdef const Stats* M = &sp.mov
+    cdef intp_t i, c, K = cd.K
+    cdef double hf, t, e = sp.scrE, thr
+    if WM <= 0.0 or WO <= 0.0:
+        return False
+    hf = frcli_screen_terms(sp.sac, sp.TT, M.s1, M.s2, T.s1, T.s2, WM, WO, K)
+    if sp.iblock:
+        c = sp.sicol[0]
+        frcli_gain_missing_terms(sp.TT + K, cd.a + c, sp.TT + c, sp.est + c, M.s1 + c,
+                                 M.s2 + c, M.nk + c, T.s1 + c, T.s2 + c, T.nk + c, WM, WO,
+                                 sp.nic)
+        for i in range(sp.nic):
+            hf += sp.TT[K + i]
+            e += fabs(sp.TT[K + i])
+    else:
+        for i in range(sp.nic):
+            c = sp.sicol[i]
+            t = cd.a[c] * (sp.TT[c] - WM * var_sel(M.s1[c], M.s2[c], M.nk[c], WM, sp.est[c])
+                           - WO * var_sel(T.s1[c] - M.s1[c], T.s2[c] - M.s2[c],
+                                          T.nk[c] - M.nk[c], WO, sp.est[c]))
+            hf += t
+            e += fabs(t)
+    thr = MIN_GAIN if best.feature < 0 else best.h + TIE_DELTA
+    return hf + 4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e < thr
+
+
+cdef inline bint _cannot_matter(const Splitter* sp, const Stats* T,
+                                const SplitRecord* best) noexcept nogil:
+    """Whether the cut (sp.mov the moving side; complete mode, every a_c >= 0) provably
+    neither beats the node's best test nor ties with it, from
+    h' = sum a s1^2 / W_M + sum a sO^2 / W_O - sum a TT: two divisions instead of two per
+    column. The exact h (``gain_dense``) and h' both lie within (K + 5) u S of the true h
+    (u = 2^-53; S = h' + 2 sum a TT bounds the terms' magnitudes: every operation but the
+    last subtraction combines non-negative numbers), so h <= h' + 4 (K + 8) u S. A cut below
+    what CLUS's rule needs (``_better``) is not better; with ties=share it must also lie
+    below the tie band of any later best (the best's h only grows during a node's search),
+    as ``_find_ties`` reads each feature's best h only when it reaches that band. A NaN or
+    an infinite bound decides nothing. The trees are those of scoring every cut exactly."""
+    cdef const double* a = sp.cd.a
+    cdef const double* s1 = sp.mov.s1
+    cdef const double* t1 = T.s1
+    cdef intp_t c, K = sp.cd.K
+    cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, P = 0.0, Q = 0.0, sO, hp, S, need
+    if WM <= 0.0 or WO <= 0.0:
+        return False
+    for c in range(K):
+        sO = t1[c] - s1[c]
+        P += a[c] * (s1[c] * s1[c])
+        Q += a[c] * (sO * sO)
+    S = P / WM + Q / WO
+    hp = S - sp.tt_sum
+    S += sp.tt_sum
+    need = best.h if best.feature >= 0 else MIN_GAIN
+    if sp.share_ties:
+        need -= TIE_DELTA
+    elif best.feature >= 0:
+        need += TIE_DELTA
+    return hp + 4.0 * (<double>K + 8.0) * UNIT_ROUNDOFF * S < need
 
 
 cdef inline int _cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f, double A2O,
@@ -368,6 +508,10 @@ cdef inline int _cut(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f, 
     if WO < sp.min_leaf:
         return -1
     if WM >= sp.min_leaf:
+        if sp.scr_on and _screened_out(sp, T, best, WM, WO):
+            return 0
+        if sp.screen_cuts and _cannot_matter(sp, T, best):
+            return 0
         h = _sweep_h(sp, T, A2O, A2T)
         if _better(best, h):
             if moving_left:
@@ -1063,14 +1207,24 @@ cdef void _best_nominal(Splitter* sp, const int32_t* idx, const double* wt, intp
 # each computed h lies within sum_c a_c (2 A_c d_c + d_c^2) (1/W_L + 1/W_R) plus its own
 # rounding, at most (K + 10) u sum_c a_c (p_c + q_c + r_c), of the true h; the screened
 # interval is four times the sum of both paths' bounds.
-cdef double UNIT_ROUNDOFF = 1.1102230246251565e-16
 
 
 cdef int screen_init(Splitter* sp) noexcept nogil:
-    """Screen extra-trees candidates (complete mode only; else, or without memory, it stays
-    off and the plain path grows the same tree). Returns 0 when on."""
-    if not sp.extra or sp.cd.mode != MODE_COMPLETE:
+    """Screen extra-trees candidates, or the best tests' cuts (``_cannot_matter``; at least
+    two columns, every a_c >= 0), in complete mode; or the cuts of the missing mode's sweeps
+    (``_screened_out``). Else, or without memory, it stays off and the plain path grows the
+    same tree. Returns 0 when on."""
+    cdef intp_t c
+    if sp.cd.mode == MODE_MISSING:
+        return _screen_columns(sp, sp.n)
+    if sp.cd.mode != MODE_COMPLETE:
         return -1
+    if not sp.extra:
+        sp.screen_cuts = sp.cd.K >= 2
+        for c in range(sp.cd.K):
+            if not (sp.cd.a[c] >= 0.0 and sp.cd.a[c] < INFINITY):
+                sp.screen_cuts = False
+        return 0 if sp.screen_cuts else -1
     if sp.abound == NULL:
         sp.abound = <double*>malloc((sp.cd.K + 1) * sizeof(double))
     return 0 if sp.abound != NULL else -1
@@ -1339,24 +1493,35 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
 
 cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                               intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
-    """sp.cat[v].W for every value (summed in node order, as the plain path does) and the
+    """sp.cat[v].W for every value (integer sums: the same in any order) and the
     rows with f missing (sp.mpos); the number of values present, or -1 when a weight is
     fractional (then the plain path runs)."""
     cdef const double* col = sp.Xt + f * sp.n
     cdef intp_t k = sp.ncat[f], p, v, nm = 0, present = 0
     cdef double x, w
-    for v in range(k):
-        sp.cat[v].W = 0.0
+    cdef double* acc = sp.cwacc
+    # four interleaved sums per value (row p adds to copy p % 4), so that consecutive rows
+    # of one value do not wait for each other's sum: with integer weights (else this returns
+    # -1) every partial sum is an exact integer, so the value's weight is the same in any order
+    if sp.node_int_w < 0:       # whether the node's weights are integers: once per node
+        sp.node_int_w = 1
+        for p in range(start, end):
+            if wt[p] != floor(wt[p]):
+                sp.node_int_w = 0
+                break
+    if sp.node_int_w == 0:
+        return -1
+    memset(acc, 0, 4 * k * sizeof(double))
     for p in range(start, end):
         x = col[idx[p]]
         w = wt[p]
-        if w != floor(w):
-            return -1
         if isnan(x) or x < 0 or x >= k:
             sp.mpos[nm] = <int32_t>p
             nm += 1
         else:
-            sp.cat[<intp_t>x].W += w
+            acc[(p & 3) * k + <intp_t>x] += w
+    for v in range(k):
+        sp.cat[v].W = (acc[v] + acc[k + v]) + (acc[2 * k + v] + acc[3 * k + v])
     for v in range(k):
         if sp.cat[v].W > 0.0:
             present += 1
@@ -1615,10 +1780,13 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
     best.h_lo = best.h_hi = 0.0
     best.cut = -1
     draw_features(sp)
+    sp.node_int_w = -1
     if sp.abound != NULL:
         _screen_begin(sp)
     if sp.cd.mode == MODE_MISSING:
         gain_missing_begin(&sp.tot, sp.est, sp.cd.K, sp.TT + 2 * sp.cd.K)
+        if sp.sac != NULL:
+            sp.scrE_node = _screen_mass(sp, &sp.tot, sp.TT + 2 * sp.cd.K)
     batched = sp.bslot != NULL and sp.exact_w
     if batched:
         _batch_categories(sp, idx, wt, start, end)

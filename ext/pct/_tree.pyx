@@ -25,8 +25,8 @@ from libc.math cimport isnan
 
 from frcli._ext._utils cimport grow
 from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
-                                    stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q,
-                                    gain, node_estimates, prototype)
+                                    stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q_own,
+                                    gain_buf, node_estimates, prototype)
 from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free, split_exact_h, counts_init)
 from frcli._ext.pct._presort cimport Presort, presort_partition, presort_init, presort_free
@@ -354,7 +354,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             or grow(<void**>&b.wt, &b.cap_wt, n0 + 16, sizeof(double))
             or stats_alloc(&b.L, K) or stats_alloc(&b.R, K) or stats_alloc(&b.Tc, K)):
         return -1
-    b.node_est = <double*>malloc((4 * K + 1) * sizeof(double))
+    b.node_est = <double*>malloc((6 * K + 1) * sizeof(double))     # + gain_buf's scratch
     b.colbuf = <double*>malloc((K + 1) * sizeof(double))
     if b.node_est == NULL or b.colbuf == NULL:
         return -1
@@ -401,7 +401,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         sp.ps_node = rec.ps_ok
         prototype(&sp.tot, cd, par_proto, node_proto)
         W = sp.tot.W
-        Q = stats_Q(&sp.tot, cd, node_est)
+        Q = stats_Q_own(&sp.tot, cd, node_est)
         if _add_node(t, rec.parent, rec.is_left, W, rec.depth):
             return -1
         node = t.n_nodes - 1
@@ -463,7 +463,8 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                     nmiss += 1
             stats_copy(&b.Tc, &b.L, K)
             stats_iadd(&b.Tc, &b.R, K)
-            h = gain(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL)
+            h = gain_buf(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL,
+                         node_est + 4 * K)
             # the splitter checked MinimalWeight on its own (CLUS-ordered) sums; h is re-derived
             # here for Genie3 only
             leaf = not (h > tol)
@@ -500,7 +501,8 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                     stats_add_row(&b.R, cd, b.idx[p], b.wt[p] * pr, True)
             stats_copy(&b.Tc, &b.L, K)
             stats_iadd(&b.Tc, &b.R, K)
-            h = gain(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL)
+            h = gain_buf(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL,
+                         node_est + 4 * K)
             t.hstar[node] = h
         if sp.ncat[f] > 0:
             k = sp.ncat[f]

@@ -16,7 +16,7 @@ order, so the result does not depend on the thread count.
 """
 import numpy as np
 from cython.parallel cimport prange
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
 cdef enum:
     FB = 64          # features per parallel task
@@ -175,3 +175,116 @@ def merge_topk(const int[:, :, ::1] nbr, const double[:, :, ::1] dist, int K):
                 oc[q] = <int> (o + 1)
     free(pos)
     return out_n, out_d, out_c
+
+
+
+cdef Py_ssize_t _smallest(const double* d, const Py_ssize_t* cols, Py_ssize_t m,
+                          Py_ssize_t k, double* bv, long long* o) noexcept nogil:
+    """The k smallest of d[cols[0..m)] (cols ascending; NULL: 0..m) by (value, column),
+    sorted into bv (values) and o (columns) by insertion: a later column never passes an
+    equal value. NaN is never taken. Returns how many were found (< k: fewer numbers)."""
+    cdef Py_ssize_t i, j, pos, cnt = 0
+    cdef double v
+    for i in range(m):
+        j = cols[i] if cols != NULL else i
+        v = d[j]
+        if v != v or (cnt == k and not (v < bv[k - 1])):
+            continue
+        pos = cnt if cnt < k else k - 1         # the slot that frees up
+        while pos > 0 and v < bv[pos - 1]:
+            bv[pos] = bv[pos - 1]
+            o[pos] = o[pos - 1]
+            pos -= 1
+        bv[pos] = v
+        o[pos] = j
+        if cnt < k:
+            cnt += 1
+    return cnt
+
+
+cdef inline bint _before(double v, Py_ssize_t j, double bv, long long bj) noexcept nogil:
+    """(v, j) < (bv, bj): the value, then the lower column."""
+    return v < bv or (v == bv and j < bj)
+
+
+cdef inline void _place(double v, Py_ssize_t j, Py_ssize_t pos, double* bv,
+                        long long* o) noexcept nogil:
+    """Put (v, j) at or before ``pos`` of the sorted list, moving later entries up one."""
+    while pos > 0 and _before(v, j, bv[pos - 1], o[pos - 1]):
+        bv[pos] = bv[pos - 1]
+        o[pos] = o[pos - 1]
+        pos -= 1
+    bv[pos] = v
+    o[pos] = j
+
+
+def nearest_k(const double[:, :, ::1] dist, int k):
+    """Per row dist[c, q] (n values), the columns of its k smallest values ordered by (value,
+    column): the lower column first among equal values, the neighbour search's tie rule (the
+    criterion kNN of ``frcli.engines.relief.tune``: c a ranking, q a held-out row). Returns
+    (C, Q, k) int64; NaN is never taken, a row with fewer than k numbers is a ValueError.
+
+    Neighbouring rankings mostly agree on a row's nearest columns. The k columns chosen for
+    ranking c - 1 have values under ranking c whose largest bounds its k-th smallest from
+    above (k values are at most it), so the answer lies among those k columns and the
+    others at or below the bound. The k are sorted first (already nearly in order), then
+    the others (typically none to two, found by one compare per column without a branch)
+    are inserted. Where a chosen column's value is NaN, the whole row is scanned."""
+    cdef Py_ssize_t C = dist.shape[0], Q = dist.shape[1], n = dist.shape[2], c, q, j, m, i
+    if k < 1 or k > n:
+        raise ValueError("k must be in 1..n")
+    out = np.empty((C, Q, k), dtype=np.int64)
+    cdef long long[:, :, ::1] o = out
+    cdef double* bv = <double*> malloc(k * sizeof(double))
+    cdef Py_ssize_t* cols = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+    cdef unsigned char* mark = <unsigned char*> calloc(n, 1)
+    cdef double bound, v
+    cdef const double* d
+    cdef long long* oc
+    cdef const long long* op
+    cdef bint short = False, nan
+    if bv == NULL or cols == NULL or mark == NULL:
+        free(bv)
+        free(cols)
+        free(mark)
+        raise MemoryError()
+    with nogil:
+        for c in range(C):
+            for q in range(Q):
+                d = &dist[c, q, 0]
+                oc = &o[c, q, 0]
+                if c > 0:
+                    op = &o[c - 1, q, 0]
+                    nan = False
+                    bound = d[op[0]]
+                    for i in range(k):          # the previous choice, sorted for this one
+                        j = op[i]
+                        v = d[j]
+                        nan = nan or v != v
+                        if v > bound:
+                            bound = v
+                        _place(v, j, i, bv, oc)
+                        mark[j] = 1
+                    m = 0
+                    for j in range(n):          # the other columns at or below the bound
+                        cols[m] = j
+                        m += (d[j] <= bound) & (mark[j] == 0)
+                    for i in range(k):
+                        mark[op[i]] = 0
+                    if not nan:
+                        for i in range(m):
+                            j = cols[i]
+                            if _before(d[j], j, bv[k - 1], oc[k - 1]):
+                                _place(d[j], j, k - 1, bv, oc)
+                        continue
+                if _smallest(d, NULL, n, k, bv, oc) < k:
+                    short = True
+                    break
+            if short:
+                break
+    free(bv)
+    free(cols)
+    free(mark)
+    if short:
+        raise ValueError("a row has fewer than k numbers")
+    return out

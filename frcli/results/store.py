@@ -473,9 +473,11 @@ class Store:
     def put_run(self, key: RunKey, *, run_hash: str, definition: dict[str, Any], seed: int,
                 n_train: int, n_test: int, rank_time_s: float, eval_time_s: float,
                 scores: dict[str, float], importances: np.ndarray,
-                per_target: np.ndarray | None = None, meta: dict | None = None) -> None:
+                per_target: np.ndarray | None = None, meta: dict | None = None,
+                n_targets: int | None = None) -> None:
         """Write one run, its scores and its ranking in a single transaction (replacing a
-        stored run with the same key)."""
+        stored run with the same key). ``n_targets``: the per-target rankings' count when
+        their matrix is not given (a run copied from a store that kept only the count)."""
         imp = np.ascontiguousarray(importances, dtype=np.float64)
         pt = None if per_target is None else np.ascontiguousarray(per_target, np.float64)
         with self._tx():
@@ -497,7 +499,7 @@ class Store:
             self.conn.execute(
                 "INSERT INTO rankings VALUES (?, ?, ?, ?, ?)",
                 (rid, imp.tobytes(), None if pt is None else pt.tobytes(),
-                 None if pt is None else pt.shape[0],
+                 n_targets if pt is None else pt.shape[0],
                  json.dumps(meta or {}, sort_keys=True, default=str)))
 
 

@@ -55,8 +55,9 @@ def test_every_section_names_its_left_out_sets():
     rel = C.data_line(studies["relational"])
     assert "2 of the 4 data sets of `configs/relational.yaml`" in rel
     assert "left out: carcinogenesis and webkb" in rel
-    uns = C.data_line(studies["unsupervised"])
-    assert "`unsupervised-urelief-grid` runs 8 of the 14 (left out:" in uns
-    assert "BASEHOCK" in uns
+    assert "It runs all the 14 data sets" in C.data_line(studies["unsupervised"])
+    params = C.data_line(studies["unsupervised-params"])
+    assert "`unsupervised-params-all` runs 1 of the 14 (left out:" in params
+    assert "BASEHOCK" in params
     assert C.column(studies["mtr-analyses"]).startswith("6 of 11 shared (24 of the paper)")
     assert C.column(studies["mtr-jura-targets"]) == "1 of 1 shared"

@@ -88,6 +88,12 @@ def test_importances_not_kept_are_refused(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(again.frame, view.frame)
     with pytest.raises(fw.StudyError, match="not kept"):
         again.importances(r["dataset"], r["split"], r["method"], r["params"])
+    # persisted again from the seeded store: the same bytes (the per-target count included,
+    # though the seeded runs hold no per-target matrix)
+    dst2 = tmp_path / "stores2" / cfg.name
+    _export(cfg, new, dst2, keep=keep)
+    files = sorted(p.relative_to(dst) for p in dst.rglob("*.gz"))
+    assert files and all((dst2 / f).read_bytes() == (dst / f).read_bytes() for f in files)
 
 
 def test_parts_stay_under_the_file_limit(tmp_path, monkeypatch):

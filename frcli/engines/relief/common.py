@@ -17,6 +17,7 @@ range, on both sides 1. The kernels implement the same conventions
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
@@ -52,6 +53,14 @@ def feature_kinds() -> Any:
     return kernel("_distance").FeatureKind
 
 
+@functools.cache
+def _kind_codes() -> tuple[int, int, int, int]:
+    """(K_NUM, K_NUM_MISS, K_NOM, K_NOM_MISS) as plain ints: an enum member lookup costs
+    microseconds, and the tuner builds column metadata a dozen times per ranking."""
+    FK = feature_kinds()
+    return int(FK.K_NUM), int(FK.K_NUM_MISS), int(FK.K_NOM), int(FK.K_NOM_MISS)
+
+
 @dataclass
 class ColumnMeta:
     """Per-column distance metadata: kind code, min, range (1 if constant), nominal-missing d."""
@@ -72,11 +81,12 @@ def column_meta(V: np.ndarray, nominal: np.ndarray, n_values: np.ndarray,
     """Distance metadata of the columns of V (n, F); min/max over known values of ``rows``."""
     V = np.asarray(V, dtype=np.float64)
     ref = V if rows is None else V[rows]
-    known = ~np.isnan(ref)
-    has_miss = np.isnan(V).any(axis=0)
-    with np.errstate(all="ignore"):
-        mn = np.where(known.any(axis=0), np.nanmin(np.where(known, ref, np.inf), axis=0), 0.0)
-        mx = np.where(known.any(axis=0), np.nanmax(np.where(known, ref, -np.inf), axis=0), 0.0)
+    miss = np.isnan(ref)
+    any_known = ~miss.all(axis=0)
+    has_miss = miss.any(axis=0) if rows is None else np.isnan(V).any(axis=0)
+    # fmin/fmax reductions: what nanmin/nanmax compute, without their checks (no NaN left)
+    mn = np.where(any_known, np.fmin.reduce(np.where(miss, np.inf, ref), axis=0), 0.0)
+    mx = np.where(any_known, np.fmax.reduce(np.where(miss, -np.inf, ref), axis=0), 0.0)
     rg = mx - mn
     rg = np.where(rg > 0, rg, 1.0)   # constant (or all missing): range 1, so its distance is 0
     nominal = np.asarray(nominal, dtype=bool)
@@ -85,9 +95,9 @@ def column_meta(V: np.ndarray, nominal: np.ndarray, n_values: np.ndarray,
         col = V[:, i]
         nv[i] = (np.nanmax(col) + 1) if np.isfinite(col).any() else 1
     nm = np.where(nominal, 1.0 - 1.0 / np.maximum(nv, 1.0), 0.0)
-    FK = feature_kinds()
-    kind = np.where(nominal, np.where(has_miss, FK.K_NOM_MISS, FK.K_NOM),
-                    np.where(has_miss, FK.K_NUM_MISS, FK.K_NUM)).astype(np.int32)
+    num, num_miss, nom, nom_miss = _kind_codes()
+    kind = np.where(nominal, np.where(has_miss, nom_miss, nom),
+                    np.where(has_miss, num_miss, num)).astype(np.int32)
     return ColumnMeta(kind, mn.astype(np.float64), rg.astype(np.float64), nm.astype(np.float64))
 
 
@@ -95,10 +105,12 @@ def column_distances(a: np.ndarray, b: np.ndarray, meta: ColumnMeta) -> np.ndarr
     """Vectorised per-column distances between rows a and b (P, T) with the same conventions."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    FK = feature_kinds()
-    if np.all(meta.kind == FK.K_NUM):       # the common case: numeric, nothing missing
-        return np.abs(a - b) / meta.rg
-    nom = (meta.kind == FK.K_NOM) | (meta.kind == FK.K_NOM_MISS)
+    K_NUM, K_NUM_MISS, K_NOM, K_NOM_MISS = _kind_codes()
+    numeric = meta.kind == K_NUM
+    if numeric.all() or ((numeric | (meta.kind == K_NUM_MISS)).all()
+                         and not (np.isnan(a).any() or np.isnan(b).any())):
+        return np.abs(a - b) / meta.rg      # numeric, no value of these pairs missing
+    nom = (meta.kind == K_NOM) | (meta.kind == K_NOM_MISS)
     with np.errstate(invalid="ignore"):
         num = np.abs(a - b) / meta.rg
         ta = (a - meta.mn) / meta.rg

@@ -111,41 +111,82 @@ class SharedSearch:
         self.layers.append(dict(base=base, n_base=n_base, K=K, pos=pos, nbr=nbr, dist=dist,
                                 cnt=cnt))
 
-    def add_nearest(self, member: np.ndarray) -> None:
-        """A layer of every row's nearest row among ``member`` (one group, K = 1), read off
-        the first layer that lists every row's nearest rows over all rows (the first member
-        in an exact top-K list by (distance, row) is the nearest member, with the same
-        distance; a complete list without a member means there is none) and searched for
-        the rows whose list holds no member."""
-        member = np.asarray(member, dtype=bool)
-        n = member.size
-        base = np.where(member, 0, -1).astype(np.int32)
-        nbr = np.full((n, 1, 1), -1, dtype=np.int32)
-        dist = np.zeros((n, 1, 1))
-        cnt = np.zeros((n, 1), dtype=np.int32)
-        todo = np.ones(n, dtype=bool)
+    def add_nearest(self, *members: np.ndarray) -> None:
+        """A layer per mask of ``members``: every row's nearest row among the mask's rows
+        (one group, K = 1), read off the first layer that lists every row's nearest rows
+        over all rows (the first member in an exact top-K list by (distance, row) is the
+        nearest member, with the same distance; a complete list without a member means
+        there is none). The rows whose list holds no member are searched once for all
+        masks: over the rows grouped by which masks hold them, each group's nearest row,
+        the mask's nearest member being the first by (distance, row) of its groups'."""
+        members = [np.asarray(m, dtype=bool) for m in members]
+        if not members:
+            return
+        n = members[0].size
+        bits = np.zeros(n, dtype=np.uint64)     # bit j: a member of members[j]
+        for j, member in enumerate(members[:64]):
+            bits |= member.astype(np.uint64) << np.uint64(j)
         src = next((L for L in self.layers if L["n_base"] == 1 and (L["base"] >= 0).all()),
                    None)
         if src is not None:
             rows = np.flatnonzero(src["pos"] >= 0)
             qi = src["pos"][rows]
             lst = src["nbr"][qi, 0, :]                                  # (rows, K)
-            hit = (lst >= 0) & member[np.maximum(lst, 0)]
-            has = hit.any(axis=1)
-            first = hit[has].argmax(axis=1)
-            r = rows[has]
-            nbr[r, 0, 0] = lst[has, first]
-            dist[r, 0, 0] = src["dist"][qi[has], 0, first]
-            cnt[r, 0] = 1
-            todo[r] = False
-            todo[rows[~has & (src["cnt"][qi, 0] < src["K"])]] = False   # complete, no member
-        rest = np.flatnonzero(todo)
-        if rest.size and member.any():
-            nb2, d2, c2 = self.search(rest.astype(np.int32), base, 1, 1,
-                                      progress=progress.slots(rest.size, "Relief instances"))
-            nbr[rest], dist[rest], cnt[rest] = nb2, d2, c2
-        self.layers.append(dict(base=base, n_base=1, K=1, pos=np.arange(n), nbr=nbr,
-                                dist=dist, cnt=cnt))
+            listed = lst >= 0
+            complete = src["cnt"][qi, 0] < src["K"]
+            lbits = np.where(listed, bits[np.maximum(lst, 0)], np.uint64(0))
+        layers, todos = [], []
+        for j, member in enumerate(members):
+            nbr = np.full((n, 1, 1), -1, dtype=np.int32)
+            dist = np.zeros((n, 1, 1))
+            cnt = np.zeros((n, 1), dtype=np.int32)
+            todo = np.ones(n, dtype=bool)
+            if src is not None:
+                hit = ((lbits >> np.uint64(j)) & np.uint64(1)).astype(bool) if j < 64 \
+                    else listed & member[np.maximum(lst, 0)]
+                has = hit.any(axis=1)
+                first = hit[has].argmax(axis=1)
+                r = rows[has]
+                nbr[r, 0, 0] = lst[has, first]
+                dist[r, 0, 0] = src["dist"][qi[has], 0, first]
+                cnt[r, 0] = 1
+                todo[r] = False
+                todo[rows[~has & complete]] = False                     # complete, no member
+            todo &= member.any()
+            layers.append(dict(base=np.where(member, 0, -1).astype(np.int32), n_base=1, K=1,
+                               pos=np.arange(n), nbr=nbr, dist=dist, cnt=cnt, member=member))
+            todos.append(todo)
+        rest = np.flatnonzero(np.logical_or.reduce(todos))
+        if rest.size and len(members) <= 16:
+            # group g: the rows with signature sigs[g] (-1: in no mask)
+            sigs = np.flatnonzero(np.bincount(bits.astype(np.int64),
+                                              minlength=1 << len(members))[1:]) + 1
+            code = np.full(1 << len(members), -1, dtype=np.int32)
+            code[sigs] = np.arange(sigs.size, dtype=np.int32)
+            sig_of = code[bits.astype(np.int64)]
+            sigs = sigs.astype(np.uint64)
+            nb2, d2, _ = self.search(rest.astype(np.int32), sig_of, sigs.size, 1,
+                                     progress=progress.slots(rest.size, "Relief instances"))
+            for j, (L, todo) in enumerate(zip(layers, todos)):
+                gs = np.flatnonzero((sigs >> np.uint64(j)) & np.uint64(1))
+                sel = np.flatnonzero(todo[rest])
+                if sel.size == 0:
+                    continue
+                cn, cd, cc = kernel("_ssl_grid").merge_topk(
+                    np.ascontiguousarray(nb2[sel][:, gs]), np.ascontiguousarray(d2[sel][:, gs]),
+                    1)
+                r = rest[sel]
+                L["nbr"][r, 0] = cn
+                L["dist"][r, 0] = cd
+                L["cnt"][r, 0] = cc
+        elif rest.size:
+            for L, todo in zip(layers, todos):
+                r = np.flatnonzero(todo)
+                if r.size:
+                    L["nbr"][r], L["dist"][r], L["cnt"][r] = self.search(
+                        r.astype(np.int32), L["base"], 1, 1,
+                        progress=progress.slots(r.size, "Relief instances"))
+        self.layers += layers
 
     def _fits(self, layer, group: np.ndarray, K: int) -> list[np.ndarray] | None:
         """The base groups making up each requested group, or None if the layer can't serve."""
@@ -172,6 +213,12 @@ class SharedSearch:
         dist_o = np.zeros((m, n_groups, K))
         cnt_o = np.zeros((m, n_groups), dtype=np.int32)
         todo = np.ones(m, dtype=bool)
+        if K == 1 and n_groups == 1:      # a nearest-member layer of exactly these members
+            wanted = group >= 0
+            for layer in self.layers:
+                if "member" in layer and np.array_equal(layer["member"], wanted):
+                    return (layer["nbr"][rows].copy(), layer["dist"][rows].copy(),
+                            layer["cnt"][rows].copy())
         for layer in self.layers:
             if not todo.any():
                 break
@@ -280,8 +327,7 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
     ssl_rows = sample(np.arange(n)) if ssl_points else np.zeros(0, dtype=np.int64)
     if ssl_points:
         shared.add(ssl_rows, np.zeros(n, dtype=np.int32), 1, kmax)
-        for lf in lab_f:                 # every row's nearest labeled row of each fold
-            shared.add_nearest(lf)
+        shared.add_nearest(*lab_f)       # every row's nearest labeled row of each fold
     nl = lab.size
     fold_lab = fold_of[lab]
     if classification:
@@ -312,8 +358,9 @@ def tune_relief(dataset: Dataset, iterations: Any = 1.0, sigma: float = 0.0, *,
         ssl_nbr = shared(ssl_rows, np.zeros(n, dtype=np.int32), 1, kmax)
         est = _ssl_grid(K_, dataset, lab_f, fmeta, Xc, ssl_rows, ssl_nbr, shared,
                         ssl_points, neighbours, sigma, distance, w0, weight_aggregate, jobs)
-        for (f, p, k), imp in est.items():
-            imps[f, where[(p, k)]] = imp
+        keys = list(est)
+        imps[[f for f, _, _ in keys], [where[(p, k)] for _, p, k in keys]] = \
+            np.array(list(est.values()))
     per_row = []
     rng = np.random.default_rng([seed, 13])
     k_used = knn
@@ -366,6 +413,11 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
     lab = np.zeros((folds, ds.n_examples), dtype=np.uint8)
     tpos = np.zeros((folds, ds.n_examples))
     dc = np.empty((folds, P))
+    # bit f of a row: labeled in fold f; a pair is labeled at both ends where both have it
+    bits = np.zeros(ds.n_examples, dtype=np.uint64)
+    for f, lf in enumerate(lab_f):
+        bits |= lf.astype(np.uint64) << np.uint64(f)
+    pair_bits = bits[ra] & bits[rb]
     for f, lf in enumerate(lab_f):
         # influence ω = a + w1 b + w0 c: a = 1 labeled; b = 1 - t, c = t unlabeled
         t = influence_position(search, lf)
@@ -373,7 +425,8 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
             tpos[f] = t
         lab[f] = lf
         dc[f] = dx
-        both = lf[ra] & lf[rb]
+        both = ((pair_bits >> np.uint64(f)) & np.uint64(1)).astype(bool) if folds <= 64 \
+            else lf[ra] & lf[rb]
         if both.any():   # d_Y between labeled pairs (ranges of this fold's labels), d_X else
             td = TargetDistance(ds, distance, w0, weight_aggregate, False, np.flatnonzero(lf))
             fa, fb = ra[both].astype(np.int64), rb[both].astype(np.int64)
@@ -422,9 +475,8 @@ def _ssl_grid(K_, ds: Dataset, lab_f: list[np.ndarray], fmeta: ColumnMeta, Xc: n
         t1 = dFdT / np.where(ok, T, 1.0)
         t2 = np.where(den > 0, (dF - dFdT) / np.where(den > 0, den, 1.0), 0.0)
         est = np.where(ok, t1 - t2, 0.0)
-        for pi, p in enumerate(points):
-            for f in range(folds):
-                out[(f, p, k)] = est[f, pi]
+        out.update(zip(((f, p, k) for p in points for f in range(folds)),
+                       est.transpose(1, 0, 2).reshape(-1, est.shape[2])))
     return out
 
 
@@ -469,7 +521,7 @@ def _knn_loss(K_, ds: Dataset, fmeta: ColumnMeta, Xc: np.ndarray, train: np.ndar
         D = K_.pair_distances(Xc, fmeta.kind, fmeta.mn, fmeta.rg, fmeta.nm, pa, pb)
         D *= D
         dist = (w @ D.T).reshape(C, q.size, nt)
-        nb = (_nearest(dist.reshape(C * q.size, nt), k).reshape(C, q.size, k) if k < nt
+        nb = (_nearest(dist, k) if k < nt
               else np.broadcast_to(np.arange(nt), (C, q.size, nt)))
         nb = train[nb]                                                 # (C, q, k) rows
         for block in targets:
@@ -478,24 +530,12 @@ def _knn_loss(K_, ds: Dataset, fmeta: ColumnMeta, Xc: np.ndarray, train: np.ndar
 
 
 def _nearest(dist: np.ndarray, k: int) -> np.ndarray:
-    """Per row of ``dist`` (R, n), the columns of its k smallest values, the lower column
-    first among equal values (the neighbour search's tie rule, so that the criterion does
-    not depend on how a selection algorithm breaks ties), ordered by (value, column) (the
-    order in which the loss sums them). The k-th value comes from ``np.partition`` (SIMD;
-    ``argpartition`` costs three times as much on these short rows)."""
-    R, n = dist.shape
-    kth = np.partition(dist, k - 1, axis=1)[:, k - 1:k]
-    take = dist < kth
-    short = k - take.sum(axis=1)                # values equal to the k-th still needed
-    ties = dist == kth
-    redo = np.flatnonzero(ties.sum(axis=1) > short)
-    take |= ties
-    if redo.size:                               # only the first ``short`` equal ones
-        t = ties[redo]
-        take[redo] &= ~t | (np.cumsum(t, axis=1) <= short[redo, None])
-    cols = np.flatnonzero(take).reshape(R, k) - (np.arange(R) * n)[:, None]
-    order = np.argsort(np.take_along_axis(dist, cols, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(cols, order, axis=1)
+    """Per row of ``dist`` (C rankings, q rows, n), the columns of its k smallest values, the
+    lower column first among equal values (the neighbour search's tie rule, so that the
+    criterion does not depend on how a selection algorithm breaks ties), ordered by (value,
+    column) (the order in which the loss sums them). Kernel ``nearest_k``: one pass per row,
+    bounded by the previous ranking's choice."""
+    return kernel("_ssl_grid").nearest_k(np.ascontiguousarray(dist, dtype=np.float64), k)
 
 
 def _target_blocks(ds: Dataset, train: np.ndarray):
@@ -546,13 +586,18 @@ def _target_blocks(ds: Dataset, train: np.ndarray):
             inv = 1.0 / var if var > 1e-12 else 1.0
             tr = col[train]
             fallback = float(tr[np.isfinite(tr)].mean()) if np.isfinite(tr).any() else 0.0
+            complete = bool(np.isfinite(tr).all())
 
-            def sq(q, nb, col=col, inv=inv, fallback=fallback):  # squared error / variance
+            def sq(q, nb, col=col, inv=inv, fallback=fallback,
+                   complete=complete):                         # squared error / variance
                 v = col[nb]                                            # (C, q, k)
-                known = ~np.isnan(v)
-                cnt = known.sum(axis=2)
-                pred = np.where(cnt > 0, np.where(known, v, 0.0).sum(axis=2)
-                                / np.maximum(cnt, 1), fallback)       # (C, q)
+                if complete:     # every neighbour's value known: the same sums, fewer steps
+                    pred = v.sum(axis=2) / float(v.shape[2])
+                else:
+                    known = ~np.isnan(v)
+                    cnt = known.sum(axis=2)
+                    pred = np.where(cnt > 0, np.where(known, v, 0.0).sum(axis=2)
+                                    / np.maximum(cnt, 1), fallback)   # (C, q)
                 yq = col[q]
                 ok = ~np.isnan(yq)
                 return (np.where(ok[None], (pred - yq[None]) ** 2, 0.0) * inv / T).T

@@ -109,3 +109,105 @@ def test_missing_mode_terms_of_the_dispatched_kernel_are_var_sels_bit_for_bit():
         fast, plain = _criterion._gain_missing_terms_check(a, TQ, est, s1, s2, nk, t1, t2, tk,
                                                            WS, WT - WS)
         assert np.array_equal(fast.view(np.uint64), plain.view(np.uint64))
+
+
+def test_missing_mode_row_sums_of_the_dispatched_kernel_are_the_plain_loops():
+    """``add_missing`` / ``sub_missing`` run a C loop cloned for AVX2 (``_criterion.pxd``):
+    its sums must equal the plain loop's bit for bit (unknown values, fractional weights)."""
+    from frcli._ext.pct import _criterion
+
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        n, K = int(rng.integers(1, 30)), int(rng.integers(1, 40))
+        Y = rng.normal(size=(n, K)) * rng.choice([1e-3, 1.0, 1e3], K)
+        Y[rng.random(Y.shape) < 0.4] = np.nan
+        w = rng.choice([1.0, 2.0, 0.37, 1 / 3], n)
+        for sub in (False, True):
+            o = _criterion._add_missing_check(Y, w, sub)
+            assert np.array_equal(o[:3].view(np.uint64), o[3:].view(np.uint64))
+
+
+def test_sweep_screen_bound_holds_and_is_far_below_the_tie_band():
+    """The missing mode's sweeps skip a cut when its division-free h (``frcli_screen_terms``)
+    plus the bound 4 (K + 32) u (sum_c a_c (|TQ_c| + 2 s2_T,c)) stays below the best test's
+    band (``_splitter._screened_out``). The exact terms (``_gain_missing_terms_check``'s
+    dispatched kernel, summed in column order) must lie within that bound, on sums like a
+    sweep's: uncentred columns, a constant column, tiny and large sides. The bound must
+    also stay far below CLUS's tie band (1e-6), or the screen would skip nothing."""
+    from frcli._ext.pct import _criterion
+
+    u = 2.0 ** -53
+    rng = np.random.default_rng(11)
+    worst = 0.0
+    for _ in range(400):
+        K = int(rng.integers(1, 80))
+        n = int(rng.integers(2, 400))
+        y = rng.normal(size=(n, K)) * rng.choice([1e-3, 1.0, 30.0], K) + rng.choice(
+            [0.0, 5.0, 1e3], K)
+        y[:, 0] = 7.0                       # a constant column: variances of 0, cancelling
+        w = rng.integers(1, 4, n).astype(float)
+        cut = int(rng.integers(1, n))
+
+        def sums(rows):
+            return ((w[rows, None] * y[rows]).sum(0), (w[rows, None] * y[rows] ** 2).sum(0),
+                    np.full(K, w[rows].sum()), float(w[rows].sum()))
+        s1, s2, nk, WS = sums(slice(0, cut))
+        t1, t2, tk, WT = sums(slice(0, n))
+        a = 1.0 / np.maximum(y.var(0), 1e-3)
+        TQ = WT * np.maximum(t2 / WT - (t1 / WT) ** 2, 0.0)
+        terms, _ = _criterion._gain_missing_terms_check(a, TQ, np.zeros(K), s1, s2, nk, t1, t2,
+                                                        tk, WS, WT - WS)
+        exact = 0.0
+        for t in terms:                     # in column order, as gain_missing sums them
+            exact += t
+        fast = _criterion._screen_terms_check(a, TQ, s1, s2, t1, t2, WS, WT - WS)
+        bound = 4.0 * (K + 32) * u * float((a * (np.abs(TQ) + 2.0 * np.abs(t2))).sum())
+        assert abs(fast - exact) <= bound, (K, n, cut, fast, exact, bound)
+        worst = max(worst, abs(fast - exact) / bound)
+    assert worst < 0.5                      # the bound's factor of two to spare
+    # a P-DS-sized node: 1000 rows, 20 columns of unit variance around 5
+    y = rng.normal(size=(1000, 20)) + 5.0
+    t2 = (y ** 2).sum(0)
+    TQ = 1000.0 * y.var(0)
+    assert 4.0 * (20 + 32) * u * float((TQ + 2.0 * t2).sum()) < 1e-7
+
+
+SCREEN_CASES = [(ens, w) for ens in ("rf", "bagging") for w in (0.0, 0.3, 0.9)]
+
+
+@pytest.mark.parametrize("ensemble,w", SCREEN_CASES)
+def test_screened_sweeps_grow_the_reference_trees(monkeypatch, ensemble, w):
+    """With ties="first" (the SSL configs' rule; "share" turns the screen off) the numeric
+    sweeps of the missing mode screen their cuts (``GrowParams(presort=True)``); the plain
+    path computes every cut's h. Numeric tied and untied features, uncentred columns, and
+    w = 0 (target columns of weight 0): every tree bit-identical."""
+    ds = _mixed_ssl(n=600, seed=5)
+    rng = np.random.default_rng(5)
+    X = np.column_stack([ds.X, 100.0 + rng.normal(size=ds.n_examples),
+                         np.round(rng.uniform(10, 20, ds.n_examples), 2)])
+    feats = list(ds.features) + [Attribute("u0", "numeric"), Attribute("u1", "numeric")]
+    ds = Dataset("mixed-ssl-uncentred", X, feats, "classification", ds.Y, ds.targets,
+                 labeled=ds.labeled, semi_supervised=True)
+    kw = {"trees": 3, "seed": 2, "min_leaf": 1.0, "w": w, "ties": "first"}
+    ref = _grow(monkeypatch, ds, ensemble, kw, presort=False)
+    fast = _grow(monkeypatch, ds, ensemble, kw)
+    _assert_identical(ref, fast)
+
+
+def test_node_variances_and_prototypes_of_the_dispatched_kernels_are_the_plain_loops():
+    """A node's variances (``node_estimates``) and prototype run C loops cloned for AVX2:
+    the same values bit for bit as ``var_known`` and the plain division, with unknown-value
+    counts of 0, 1 and below W (the ancestor's estimate) and constant columns."""
+    from frcli._ext.pct import _criterion
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        K = int(rng.integers(1, 60))
+        W = float(rng.integers(1, 50))
+        nk = np.minimum(rng.choice([0.0, 1.0, 2.0, 3.0, W], K), W)
+        s1 = rng.normal(size=K) * nk
+        s2 = s1 ** 2 / np.maximum(nk, 1.0) + rng.random(K) * rng.choice([0.0, 1.0], K)
+        est = rng.random(K)
+        o = _criterion._node_kernels_check(s1, s2, nk, W, est)
+        assert np.array_equal(o[0].view(np.uint64), o[1].view(np.uint64))
+        assert np.array_equal(o[2].view(np.uint64), o[3].view(np.uint64))

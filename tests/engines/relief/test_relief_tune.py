@@ -72,6 +72,52 @@ def test_shared_search_answers_exactly_as_the_kernel():
         shared(rows, np.where(fold == 1, 0, -1), 1, 3)   # splits the all-rows base group
 
 
+class _PlainSearch:
+    """``SharedSearch``'s interface without its shortcuts: every request is a kernel search
+    of its own (no lists read off other lists, no merged groups, no nearest-member layers)."""
+
+    def __init__(self, K_, prep, jobs, dataset):
+        self.search = kernel_search(K_, prep, jobs, dataset)
+
+    def add(self, *args):
+        pass
+
+    def add_nearest(self, *members):
+        pass
+
+    def __call__(self, rows, group, n_groups, K, progress=None):
+        return self.search(rows, group, n_groups, K)
+
+
+def _sorted_nearest(dist, k):
+    """The criterion's k nearest by a full sort by (value, column)."""
+    cols = np.broadcast_to(np.arange(dist.shape[-1]), dist.shape)
+    return np.lexsort((cols, dist), axis=-1)[..., :k]
+
+
+@pytest.mark.parametrize("task,seed,tied", [("classification", 5, False),
+                                            ("regression", 6, True), ("mlc", 7, True)])
+def test_shared_neighbour_shortcuts_change_nothing(task, seed, tied, monkeypatch):
+    """The whole tuning with the shared search (neighbour lists read off the K-lists,
+    merged per fold and class, nearest labeled rows per fold, the criterion's bounded
+    selection) against the same tuning with a plain kernel search for every request: the
+    same losses to the last bit, the same choice and the same importances. Tied values
+    (features rounded to a few levels) make the tie rule matter."""
+    ds = small(task, seed=seed, n=160)
+    if tied:
+        ds = dataclasses.replace(ds, X=np.round(ds.X * 2) / 2)
+    kw = {"distance": "hamming"} if task == "mlc" else {}
+    for infl in (RT.INFLUENCE_GRID, [(0.5, 1.0)], [(0.0, 0.0), (0.25, 0.75)]):
+        got_r, got_t = RT.tune_relief(ds, seed=seed, influence=infl, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(RT, "SharedSearch", _PlainSearch)
+            m.setattr(RT, "_nearest", _sorted_nearest)
+            want_r, want_t = RT.tune_relief(ds, seed=seed, influence=infl, **kw)
+        assert (got_t.influence, got_t.neighbours) == (want_t.influence, want_t.neighbours)
+        assert got_t.losses == want_t.losses
+        assert got_r.importances.tobytes() == want_r.importances.tobytes()
+
+
 @pytest.mark.parametrize("task", ["classification", "regression", "mlc"])
 def test_tuned_ranking_is_the_plain_run_of_the_chosen_setting(task):
     ds = small(task, seed=2, n=150)
@@ -227,12 +273,25 @@ def test_cli_semi_supervised_relief_reports_the_tuning(tmp_path, capsys):
 
 @pytest.mark.parametrize("levels", [2, 5, 1000])
 def test_criterion_neighbours_are_the_k_smallest_lower_column_first(levels):
-    """The criterion kNN's selection (``_nearest``) against a full sort by (value, column),
-    with many ties straddling the k-th value (few levels) and none (continuous)."""
+    """The criterion kNN's selection (``_nearest``, each ranking's scan bounded by the
+    previous ranking's choice) against a full sort by (value, column), with many ties
+    straddling the k-th value (few levels) and none (continuous); rankings alike (one
+    perturbed by a little, as neighbouring grid points) and unrelated."""
     rng = np.random.default_rng(levels)
     for _ in range(200):
         n = int(rng.integers(2, 80))
         k = int(rng.integers(1, n))
-        D = np.floor(rng.random((int(rng.integers(1, 30)), n)) * levels)
-        ref = np.lexsort((np.broadcast_to(np.arange(n), D.shape), D), axis=-1)[:, :k]
+        C, q = int(rng.integers(1, 6)), int(rng.integers(1, 12))
+        D = rng.random((C, q, n))
+        if rng.random() < 0.5:
+            D = D[:1] + 0.05 * rng.random((C, q, n))
+        D = np.floor(D * levels)
+        ref = np.lexsort((np.broadcast_to(np.arange(n), D.shape), D), axis=-1)[..., :k]
         assert np.array_equal(RT._nearest(D, k), ref)
+
+
+def test_criterion_selection_skips_nan_and_needs_k_numbers():
+    D = np.array([[[np.nan, 3.0, 1.0, np.nan, 2.0]], [[1.0, np.nan, 0.5, 0.5, np.nan]]])
+    assert RT._nearest(D, 2).tolist() == [[[2, 4]], [[2, 3]]]
+    with pytest.raises(ValueError):
+        RT._nearest(D, 4)

@@ -220,3 +220,17 @@ def test_nearest_member_layer_equals_the_kernel_search():
         group = np.where(member, 0, -1).astype(np.int32)
         for got, want in zip(shared(q, group, 1, 1), plain(q, group, 1, 1)):
             np.testing.assert_array_equal(got, want)
+    # several masks at once (the tuner's folds): the rows without a listed member are
+    # searched once, over the rows grouped by which masks hold them
+    for some in (False, True):
+        members = [rng.random(n) < frac for frac in (0.05, 0.3, 0.3, 0.0, 0.8)]
+        members[2] &= ~members[1]
+        shared = RT.SharedSearch(K_, prep, 1, ds)
+        rows = rng.permutation(n)[:90] if some else np.arange(n)
+        shared.add(rows, np.zeros(n, np.int32), 1, 3)
+        shared.add_nearest(*members)
+        q = np.arange(n, dtype=np.int32)
+        for member in members:
+            group = np.where(member, 0, -1).astype(np.int32)
+            for got, want in zip(shared(q, group, 1, 1), plain(q, group, 1, 1)):
+                np.testing.assert_array_equal(got, want)
