@@ -519,6 +519,15 @@ def _complete(per, hashes: dict) -> bool:
     return per.exists and per.phashes() == {k: ph for k, (ph, _) in hashes.items()}
 
 
+def widen_keep(reads, kept, plan) -> set:
+    """The runs whose importances a persisted store keeps: those this study read, those kept
+    before, and every run of the plan of a ranker (labelled rows, method, parameters) kept
+    before on any set. Another study that shares the config read those, and it reads the same
+    ranker on the sets a widened config adds; this study's render cannot know it."""
+    rankers = {k[2:] for k in kept}
+    return set(reads) | set(kept) | {k for k in plan if k[2:] in rankers}
+
+
 def _export(sqlite_dir: Path, cfg, hashes: dict, keep, fingerprint: str, sessions: list,
             computed: int) -> dict:
     from reproduce import artifacts
@@ -527,7 +536,7 @@ def _export(sqlite_dir: Path, cfg, hashes: dict, keep, fingerprint: str, session
     old = artifacts.read_manifest(folder) or {}
     same = old.get("fingerprint") == fingerprint
     if same and keep not in ("all", "auto", "partial"):   # another study's render reads others
-        keep = set(keep) | artifacts.Persisted(folder).kept_keys()
+        keep = widen_keep(keep, artifacts.Persisted(folder).kept_keys(), hashes)
     history = list(old.get("sessions", [])) if same else []
     history += sessions
     manifest = {"config": cfg.name, "fingerprint": fingerprint,

@@ -271,3 +271,15 @@ def test_a_study_on_a_dask_cluster_persists_the_same_runs(tmp_path, monkeypatch)
                             persisted=tmp_path / where / "tiny-dask")
         frames.append(view.frame.drop(columns=["rank_time_s", "eval_time_s"]))
     pd.testing.assert_frame_equal(frames[0], frames[1])
+
+
+def test_a_ranker_kept_before_is_kept_on_the_sets_a_config_adds():
+    """Two studies share a config: one reads a ranker's importances, the other not. When the
+    config gains a set and the other study persists first, that ranker's runs on the new set
+    are kept too, or the first study could not render from the store."""
+    old = ("a", 0, 0, "reliefe", "{}")
+    plan = {old: 1, ("b", 0, 0, "reliefe", "{}"): 1, ("b", 0, 0, "relief", "{}"): 1}
+    reads = {("b", 0, 0, "relief", "{}")}
+    assert fw.widen_keep(reads, {old}, plan) == set(plan)
+    assert fw.widen_keep(reads, set(), plan) == reads
+
