@@ -24,15 +24,12 @@ from reproduce.papers import paper
 # except mutual information (scikit-learn's kNN estimate per feature: 15-25 s on colon's 2000
 # features, proportionally more on the 5000-10000-feature sets), logistic regressions ~1 s per
 # ranking; multi-label: UMAP fits of ~10 s and 8 random forests per ranking.
-MCC_SETS = ["colon", "ALLAML", "leukemia", "GLIOMA", "lymphoma", "Prostate_GE", "TOX_171",
-            "lung_discrete", "nci9", "arcene", "chess"]
-MLC_SETS = ["emotions", "scene", "yeast", "birds", "genbase", "medical", "enron"]
 SUBSET = {
     "mcc": ConfigRef("configs/reliefe-mcc.yaml", name="reliefe-mcc-subset",
-                     set={"datasets": MCC_SETS, "protocol": {"repeats": 1, "folds": 5},
+                     set={"protocol": {"repeats": 1, "folds": 5},
                           "evaluation": {"curve": [1, 2, 4, 8, 16, 32, 64, 128, 256]}}),
     "mlc": ConfigRef("configs/reliefe-mlc.yaml", name="reliefe-mlc-subset",
-                     set={"datasets": MLC_SETS, "protocol": {"repeats": 1, "folds": 3},
+                     set={"protocol": {"repeats": 1, "folds": 3},
                           "evaluation": {"curve": [1, 2, 4, 8, 16, 32, 64]}}),
     "conv": ConfigRef("configs/reliefe-convergence.yaml", name="reliefe-convergence-subset",
                       set={"datasets": ["colon", "lung_discrete"]}),
@@ -131,8 +128,9 @@ def render(stores) -> str:
         "list of data sets is in a missing table). Run time: the full "
         "configs (`configs/reliefe-mcc.yaml`, `reliefe-mlc.yaml`: 10 x 10-fold CV on 11 and "
         "7 sets) take days on the shared 2-core machine, so this section runs subsets: "
-        f"multi-class on {md.listing(MCC_SETS)} with {cm.protocol.repeats} x "
-        f"{cm.protocol.folds}-fold CV, multi-label on {md.listing(MLC_SETS)} with "
+        f"multi-class on {md.listing([d.name for d in cm.datasets])} with "
+        f"{cm.protocol.repeats} x {cm.protocol.folds}-fold CV, multi-label on "
+        f"{md.listing([d.name for d in cl.datasets])} with "
         f"{cl.protocol.repeats} x {cl.protocol.folds}-fold CV (iterative stratification), "
         "and the convergence study of `configs/reliefe-convergence.yaml` on colon and "
         "lung_discrete.", ""]
