@@ -5,7 +5,8 @@ Without STUDY every study runs (``make reproduce``). Each study's results are pe
 from them and computes only what is missing or what the fingerprint invalidated. ``--check``
 computes the fingerprint, re-renders every section from the persisted stores (no runs) and
 fails (exit 1) when a section is stale. ``--estimate`` prints what every study would cost on
-all of its shared data sets. ``--import DIR --build PYTHON`` persists the working stores of
+all of its shared data sets; ``--sample-costs`` measures the left-out ones on a slice of their
+runs for it. ``--import DIR --build PYTHON`` persists the working stores of
 another checkout's run when that build's fingerprint equals this one's.
 """
 from __future__ import annotations
@@ -41,6 +42,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--estimate", action="store_true",
                     help="one-core hours of every study on all of its shared data sets "
                          "(measured from the persisted stores, else extrapolated)")
+    ap.add_argument("--sample-costs", action="store_true",
+                    help="measure the CPU cost of the left-out data sets of the studies on one "
+                         "slice of their runs each, into reproduce/stores/costs.json (resumes; "
+                         "--estimate uses them)")
+    ap.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                    help="with --sample-costs: stop after this many seconds of wall time")
     ap.add_argument("--fingerprint", action="store_true",
                     help="print every study's fingerprint and the paths it depends on")
     ap.add_argument("--import", dest="import_dir", metavar="DIR", default=None,
@@ -59,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.jobs > 64:
         ap.error("--jobs must be between 1 and 64")
+    if args.budget is not None and (not args.sample_costs or args.budget <= 0):
+        ap.error("--budget needs --sample-costs and a positive number of seconds")
     if args.import_dir and not args.build:
         ap.error("--import needs --build PYTHON (the interpreter of the build that made it)")
     try:
@@ -106,7 +115,12 @@ def _run(args) -> int:
     if args.estimate:
         from reproduce import estimate
 
-        print(estimate.report(chosen))
+        print(estimate.report(chosen, digests=fw.canary_digests(args.jobs)))
+        return 0
+    if args.sample_costs:
+        from reproduce import costs
+
+        costs.sample_costs(chosen, budget=args.budget, jobs=args.jobs)
         return 0
     if args.fingerprint:
         return _fingerprints(chosen, args.jobs)

@@ -15,7 +15,7 @@ from reproduce import framework as fw
 from reproduce import md
 
 
-def report(studies, details: bool = False) -> str:
+def report(studies, details: bool = False, digests=None) -> str:
     out = ["One-core hours of every study on all of its shared data sets (measured: the "
            "persisted runs, ranking plus evaluation; extrapolated: the left-out sets, linear "
            "in rows × features from the largest set of the same config that ran; a config "
