@@ -40,8 +40,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="only rewrite (with --check: compare) the Run times section, from the "
                          "sections' stamps; runs nothing")
     ap.add_argument("--estimate", action="store_true",
-                    help="one-core hours of every study on all of its shared data sets "
-                         "(measured from the persisted stores, else extrapolated)")
+                    help="one-core hours of every study on all of its shared data sets, by "
+                         "source: the persisted runs' CPU or wall seconds, sampled costs "
+                         "(--sample-costs), else extrapolated (runs only the canary suite, "
+                         "when it is not cached)")
     ap.add_argument("--sample-costs", action="store_true",
                     help="measure the CPU cost of the left-out data sets of the studies on one "
                          "slice of their runs each, into reproduce/stores/costs.json (resumes; "

@@ -54,11 +54,12 @@ class Pair:
     out by this config, but another config of the study with the same rankers, protocol and
     evaluation runs it: counting it again would count the same runs twice)."""
 
-    config: str
+    config: str           # the name of the config as the study runs it (its store's name)
     dataset: str
     state: str
     full: object          # the whole config (ExperimentConfig)
     spec: object          # the DatasetSpec
+    ran: object = None    # the config as the study runs it
 
     @property
     def key(self) -> str:
@@ -92,7 +93,7 @@ def pairs(study) -> list[Pair]:
                 state = "covered"
             else:
                 state = "left"
-            out.append(Pair(cfg.name, d.name, state, full, d))
+            out.append(Pair(cfg.name, d.name, state, full, d, cfg))
     return out
 
 
