@@ -10,9 +10,10 @@ files have them) counts once, from the best source it has:
 * **sampled**: a current sample of ``python -m reproduce --sample-costs``
   (``reproduce/stores/costs.json``): the CPU seconds per run of one slice of its plan, run
   with the current engines, times the runs the pair plans;
-* **wall**: its persisted runs' wall seconds, from stores made before CPU time was recorded.
-  Wall time on a loaded machine or with ``--jobs 2`` overstates the CPU time, by a factor
-  nobody measured for those runs, so it is shown as it is, in a column of its own;
+* **wall**: its persisted runs' wall seconds, from stores made before CPU time was recorded
+  (a Relief grid's single pass counted once, ``wall_seconds``). Wall time on a loaded
+  machine or with ``--jobs 2`` overstates the CPU time, by a factor nobody measured for
+  those runs, so it is shown as it is, in a column of its own;
 * **extrapolated**: a left-out set with no sample: the cost per run of the set of the same
   config with the most rows × features that ran (from its CPU seconds when all its runs have
   them, else its wall seconds), times the left-out set's planned runs, times the ratio of
@@ -46,21 +47,37 @@ class Row:
     note: str = ""
 
 
+def wall_seconds(runs: list[tuple[tuple, float, float]]) -> float:
+    """The wall seconds of runs [(key, ranking s, evaluation s)]. A ranking call that
+    returns a whole grid in one pass (Relief, ReliefE) stores the pass's wall time with each
+    of its runs; runs of one task (data set, split, labelled size, method) that all carry the
+    same ranking time came from one such call, which counts once. (Separately measured
+    rankings never carry bit-equal times.)"""
+    tasks: dict[tuple, list[float]] = {}
+    total = 0.0
+    for key, rank_s, eval_s in runs:
+        tasks.setdefault(tuple(key[:4]), []).append(rank_s)
+        total += eval_s
+    for ts in tasks.values():
+        total += ts[0] if len(ts) > 1 and ts[0] > 0 and len(set(ts)) == 1 else sum(ts)
+    return total
+
+
 def _persisted(cfg) -> dict[str, tuple[int, float, float, int]]:
     """Data set → (runs, wall seconds, CPU seconds, runs with CPU seconds) of the persisted
     store of ``cfg``."""
     from reproduce import artifacts
 
-    out: dict[str, list] = {}
+    runs: dict[str, list] = {}
+    cpu: dict[str, list[float]] = {}
     for key, r, *_ in artifacts.Persisted(fw.persisted_dir(cfg)).read(with_blobs=False):
-        acc = out.setdefault(key[0], [0, 0.0, 0.0, 0])
-        acc[0] += 1
-        acc[1] += float(r["rank_time_s"] or 0) + float(r["eval_time_s"] or 0)
+        runs.setdefault(key[0], []).append((key, float(r["rank_time_s"] or 0),
+                                            float(r["eval_time_s"] or 0)))
         c = artifacts.cpu_time(r)
         if c is not None:
-            acc[2] += c
-            acc[3] += 1
-    return {d: tuple(v) for d, v in out.items()}
+            cpu.setdefault(key[0], []).append(c)
+    return {d: (len(rs), wall_seconds(rs), sum(cpu.get(d, ())), len(cpu.get(d, ())))
+            for d, rs in runs.items()}
 
 
 def _sample_seconds(s: dict, planned: int) -> float:
@@ -139,7 +156,8 @@ def report(studies, details: bool = False, digests: dict | None = None) -> str:
            "**sampled**, CPU seconds per run of a slice of the pair's plan run with the "
            "current engines (`--sample-costs`) × its planned runs; **wall**, the persisted "
            "runs' wall seconds where no CPU time was recorded (measured on a loaded 2-core "
-           "machine, often with `--jobs 2`: an overstatement of the CPU time, not converted); "
+           "machine, often with `--jobs 2`: an overstatement of the CPU time, not converted; "
+           "a Relief grid's one pass counted once, not once per grid point); "
            "**extrapolated**, a left-out set with no sample, linear in rows × features from "
            "the largest set of its config that ran. A config that several studies share "
            "counts once in the total.", ""]

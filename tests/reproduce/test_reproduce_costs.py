@@ -173,6 +173,14 @@ def test_estimate_report_names_the_sources(fake_study, monkeypatch, tmp_path):
     assert "| c | x | 2 s CPU per run × 20 runs | 0.01 |" in text
 
 
+def test_wall_seconds_count_a_grid_pass_once():
+    k = ("d", 0, 0, "relief")
+    runs = [((*k, "m1"), 5.0, 0.5), ((*k, "m2"), 5.0, 0.5), ((*k, "m3"), 5.0, 0.5),
+            (("d", 1, 0, "relief", "m1"), 4.0, 0.5),                    # a task of one run
+            (("d", 0, 0, "rf-rf", "a"), 1.0, 0.1), (("d", 0, 0, "rf-rf", "b"), 2.0, 0.1)]
+    assert estimate.wall_seconds(runs) == pytest.approx(5.0 + 1.5 + 4.5 + 3.2)
+
+
 # --------------------------------------------------------------------------- the samples file
 def test_a_sample_is_current_only_for_its_fingerprint_and_plan(tmp_path):
     path = tmp_path / "costs.json"
