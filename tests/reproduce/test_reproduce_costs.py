@@ -22,26 +22,7 @@ from reproduce import artifacts  # noqa: E402
 from reproduce import costs  # noqa: E402
 from reproduce import estimate  # noqa: E402
 from reproduce import framework as fw  # noqa: E402
-
-
-def _tiny(tmp_path, name="tiny", sets=("synth-mtr", "synth-mlc")):
-    from frcli.experiment.config import parse_config
-    from frcli.experiment.executor import run_experiment
-
-    cfg = parse_config({"name": name, "datasets": list(sets),
-                        "protocol": {"type": "holdout", "repeats": 2, "seed": 0},
-                        "rankers": ["uniform", {"method": "relief",
-                                                "params": {"neighbours": [5, 10]}},
-                                    {"method": "genie3-rf", "params": {"trees": 3}}],
-                        "evaluation": {"knn": 5}}, f"{name}.yaml")
-    run_experiment(cfg, output=tmp_path / "work", progress=False)
-    return cfg, cfg.output_dir(tmp_path / "work")
-
-
-def _export(cfg, src, dst):
-    hashes = fw.plan_hashes(cfg)
-    return artifacts.export(src, dst, portable_hash=lambda k: hashes[k][0] if k in hashes
-                            else None, keep="all", manifest={"fingerprint": "f" * 12})
+from tests.reproduce.test_reproduce_stores import _export, _tiny  # noqa: E402
 
 
 def _cpu(sqlite_dir) -> dict:
