@@ -48,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="measure the CPU cost of the left-out data sets of the studies on one "
                          "slice of their runs each, into reproduce/stores/costs.json (resumes; "
                          "--estimate uses them)")
+    ap.add_argument("--include-ran", action="store_true",
+                    help="with --sample-costs: also the data sets the studies ran whose stored "
+                         "runs have wall seconds only")
     ap.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                     help="with --sample-costs: stop after this many seconds of wall time")
     ap.add_argument("--fingerprint", action="store_true",
@@ -70,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--jobs must be between 1 and 64")
     if args.budget is not None and (not args.sample_costs or args.budget <= 0):
         ap.error("--budget needs --sample-costs and a positive number of seconds")
+    if args.include_ran and not args.sample_costs:
+        ap.error("--include-ran needs --sample-costs")
     if args.import_dir and not args.build:
         ap.error("--import needs --build PYTHON (the interpreter of the build that made it)")
     try:
@@ -122,7 +127,7 @@ def _run(args) -> int:
     if args.sample_costs:
         from reproduce import costs
 
-        costs.sample_costs(chosen, budget=args.budget, jobs=args.jobs)
+        costs.sample_costs(chosen, budget=args.budget, jobs=args.jobs, ran=args.include_ran)
         return 0
     if args.fingerprint:
         return _fingerprints(chosen, args.jobs)

@@ -122,6 +122,41 @@ def slice_of(cfg) -> tuple[int, int]:
     return 0, sizes[(len(sizes) - 1) // 2]
 
 
+# --------------------------------------------------------------------------- stored costs
+def wall_seconds(runs: list[tuple[tuple, float, float]]) -> float:
+    """The wall seconds of runs [(key, ranking s, evaluation s)]. A ranking call that
+    returns a whole grid in one pass (Relief, ReliefE) stores the pass's wall time with each
+    of its runs; runs of one task (data set, split, labelled size, method) that all carry the
+    same ranking time came from one such call, which counts once. (Separately measured
+    rankings never carry bit-equal times.)"""
+    tasks: dict[tuple, list[float]] = {}
+    total = 0.0
+    for key, rank_s, eval_s in runs:
+        tasks.setdefault(tuple(key[:4]), []).append(rank_s)
+        total += eval_s
+    for ts in tasks.values():
+        total += ts[0] if len(ts) > 1 and ts[0] > 0 and len(set(ts)) == 1 else sum(ts)
+    return total
+
+
+def persisted(cfg) -> dict[str, tuple[int, float, float, int]]:
+    """Data set → (runs, wall seconds, CPU seconds, runs with CPU seconds) of the persisted
+    store of ``cfg``."""
+    from reproduce import artifacts
+
+    runs: dict[str, list] = {}
+    cpu: dict[str, list[float]] = {}
+    for key, r, *_ in artifacts.Persisted(fw.persisted_dir(cfg)).read(with_blobs=False):
+        runs.setdefault(key[0], []).append((key, float(r["rank_time_s"] or 0),
+                                            float(r["eval_time_s"] or 0)))
+        c = artifacts.cpu_time(r)
+        if c is not None:
+            cpu.setdefault(key[0], []).append(c)
+    return {d: (len(rs), wall_seconds(rs), sum(cpu.get(d, ())), len(cpu.get(d, ())))
+            for d, rs in runs.items()}
+
+
+
 # --------------------------------------------------------------------------- the file
 def load(path: Path = COSTS) -> dict:
     """{pair key: sample} of the samples file ({} when there is none)."""
@@ -193,10 +228,12 @@ def _priority(study) -> dict[str, float]:
 
 
 def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict | None = None,
-                 path: Path = COSTS) -> int:
-    """Sample every left-out pair of the chosen studies that has no current sample, the
-    costliest by the linear extrapolation first, ``jobs`` at a time, until ``budget``
-    seconds of wall time have passed. Returns the number of samples taken."""
+                 path: Path = COSTS, ran: bool = False) -> int:
+    """Sample every left-out pair of the chosen studies that has no current sample (with
+    ``ran``, also every pair they ran whose persisted runs have no CPU seconds), the
+    costliest by the linear extrapolation or the stored wall seconds first, ``jobs`` at a
+    time, until ``budget`` seconds of wall time have passed. Returns the number of samples
+    taken."""
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -210,8 +247,12 @@ def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict |
     for st in chosen:
         prio = _priority(st)
         for p in pairs(st):
-            if p.state != "left" or p.key in seen:
+            if p.key in seen or p.state == "covered" or (p.state == "ran" and not ran):
                 continue
+            if p.state == "ran":
+                n, _, _, n_cpu = persisted(p.ran).get(p.dataset, (0, 0.0, 0.0, 0))
+                if n and n_cpu == n:
+                    continue
             seen.add(p.key)
             fp, plan = fingerprint(p, fps), plan_key(p)
             if current(samples, p, fp, plan) is not None:
@@ -219,7 +260,7 @@ def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict |
             todo.append((prio.get(p.key, 0.0), p, fp, plan))
     fps.traits.save()
     todo.sort(key=lambda x: -x[0])
-    fw.log(f"sampling the costs of {len(todo)} left-out (config, data set) pairs"
+    fw.log(f"sampling the costs of {len(todo)} (config, data set) pairs"
            + (f" within {budget:.0f} s" if budget else "") + f", {jobs} at a time; "
            f"{len(seen) - len(todo)} have a current sample")
     taken = 0

@@ -11,7 +11,7 @@ files have them) counts once, from the best source it has:
   (``reproduce/stores/costs.json``): the CPU seconds per run of one slice of its plan, run
   with the current engines, times the runs the pair plans;
 * **wall**: its persisted runs' wall seconds, from stores made before CPU time was recorded
-  (a Relief grid's single pass counted once, ``wall_seconds``). Wall time on a loaded
+  (a Relief grid's single pass counted once, ``costs.wall_seconds``). Wall time on a loaded
   machine or with ``--jobs 2`` overstates the CPU time, by a factor nobody measured for
   those runs, so it is shown as it is, in a column of its own;
 * **extrapolated**: a left-out set with no sample: the cost per run of the set of the same
@@ -47,39 +47,6 @@ class Row:
     note: str = ""
 
 
-def wall_seconds(runs: list[tuple[tuple, float, float]]) -> float:
-    """The wall seconds of runs [(key, ranking s, evaluation s)]. A ranking call that
-    returns a whole grid in one pass (Relief, ReliefE) stores the pass's wall time with each
-    of its runs; runs of one task (data set, split, labelled size, method) that all carry the
-    same ranking time came from one such call, which counts once. (Separately measured
-    rankings never carry bit-equal times.)"""
-    tasks: dict[tuple, list[float]] = {}
-    total = 0.0
-    for key, rank_s, eval_s in runs:
-        tasks.setdefault(tuple(key[:4]), []).append(rank_s)
-        total += eval_s
-    for ts in tasks.values():
-        total += ts[0] if len(ts) > 1 and ts[0] > 0 and len(set(ts)) == 1 else sum(ts)
-    return total
-
-
-def _persisted(cfg) -> dict[str, tuple[int, float, float, int]]:
-    """Data set → (runs, wall seconds, CPU seconds, runs with CPU seconds) of the persisted
-    store of ``cfg``."""
-    from reproduce import artifacts
-
-    runs: dict[str, list] = {}
-    cpu: dict[str, list[float]] = {}
-    for key, r, *_ in artifacts.Persisted(fw.persisted_dir(cfg)).read(with_blobs=False):
-        runs.setdefault(key[0], []).append((key, float(r["rank_time_s"] or 0),
-                                            float(r["eval_time_s"] or 0)))
-        c = artifacts.cpu_time(r)
-        if c is not None:
-            cpu.setdefault(key[0], []).append(c)
-    return {d: (len(rs), wall_seconds(rs), sum(cpu.get(d, ())), len(cpu.get(d, ())))
-            for d, rs in runs.items()}
-
-
 def _sample_seconds(s: dict, planned: int) -> float:
     return s["cpu_s"] / max(1, s["runs"]) * planned
 
@@ -92,7 +59,7 @@ def pair_rows(study, samples: dict, fps) -> list[Row]:
         by_config.setdefault(p.config, []).append(p)
     for name, ps in by_config.items():
         full = ps[0].full
-        stored = _persisted(ps[0].ran)
+        stored = costs.persisted(ps[0].ran)
         planned = fw._runs_per_dataset(full)
         sizes = {p.dataset: fw._size(p.dataset, full) for p in ps}
 

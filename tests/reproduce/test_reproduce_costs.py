@@ -103,7 +103,7 @@ def fake_study(monkeypatch):
     out), z (left out here, run by another config with the same runs)."""
     ps = _pairs({"a": "ran", "b": "ran", "x": "left", "y": "left", "z": "covered"})
     monkeypatch.setattr(costs, "pairs", lambda st: ps)
-    monkeypatch.setattr(estimate, "_persisted", lambda cfg: {
+    monkeypatch.setattr(costs, "persisted", lambda cfg: {
         "a": (10, 100.0, 40.0, 10), "b": (10, 200.0, 0.0, 0)})
     monkeypatch.setattr(fw, "_runs_per_dataset", lambda cfg: {
         "a": 10, "b": 10, "x": 20, "y": 30, "z": 10})
@@ -159,7 +159,7 @@ def test_wall_seconds_count_a_grid_pass_once():
     runs = [((*k, "m1"), 5.0, 0.5), ((*k, "m2"), 5.0, 0.5), ((*k, "m3"), 5.0, 0.5),
             (("d", 1, 0, "relief", "m1"), 4.0, 0.5),                    # a task of one run
             (("d", 0, 0, "rf-rf", "a"), 1.0, 0.1), (("d", 0, 0, "rf-rf", "b"), 2.0, 0.1)]
-    assert estimate.wall_seconds(runs) == pytest.approx(5.0 + 1.5 + 4.5 + 3.2)
+    assert costs.wall_seconds(runs) == pytest.approx(5.0 + 1.5 + 4.5 + 3.2)
 
 
 # --------------------------------------------------------------------------- the samples file
@@ -184,21 +184,26 @@ def test_sample_costs_runs_a_slice_resumes_and_stops_within_budget(tmp_path, mon
                                                  "params": {"neighbours": [5, 10]}},
                                      {"method": "genie3-rf", "params": {"trees": 3}}],
                          "evaluation": {"knn": 5}}, "tiny.yaml")
-    ps = [costs.Pair("tiny", d.name, "left", full, d, full) for d in full.datasets]
+    ps = [costs.Pair("tiny", d.name, s, full, d, full)
+          for d, s in zip(full.datasets, ("left", "ran"))]
     monkeypatch.setattr(costs, "pairs", lambda st: ps)
     monkeypatch.setattr(costs, "fingerprint", lambda p, fps: "fp")
+    monkeypatch.setattr(costs, "persisted", lambda cfg: {"synth-mlc": (12, 9.0, 0.0, 0)})
     monkeypatch.setattr(fw, "study_estimate", lambda st: {"rows": []})
     path = tmp_path / "costs.json"
     study = SimpleNamespace(name="s")
     digests = {"digests": {}}
-    assert costs.sample_costs([study], budget=None, digests=digests, path=path) == 2
+    assert costs.sample_costs([study], budget=None, digests=digests, path=path) == 1
+    assert set(costs.load(path)) == {"tiny/synth-mtr"}
+    # a set the study ran, whose stored runs have wall seconds only: sampled when asked
+    assert costs.sample_costs([study], budget=None, digests=digests, path=path, ran=True) == 1
     samples = costs.load(path)
     assert set(samples) == {"tiny/synth-mtr", "tiny/synth-mlc"}
     for s in samples.values():
         assert (s["split"], s["labeled"], s["runs"], s["planned"]) == (0, 0, 4, 12)
         assert s["cpu_s"] > 0 and s["fingerprint"] == "fp" and len(s["plan"]) == 12
     # resumes: nothing left to sample
-    assert costs.sample_costs([study], budget=None, digests=digests, path=path) == 0
+    assert costs.sample_costs([study], budget=None, digests=digests, path=path, ran=True) == 0
     # stale (another fingerprint): sampled again, but not past the budget
     monkeypatch.setattr(costs, "fingerprint", lambda p, fps: "fp2")
     assert costs.sample_costs([study], budget=1e-3, digests=digests, path=path) == 0
