@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--include-ran", action="store_true",
                     help="with --sample-costs: also the data sets the studies ran whose stored "
                          "runs have wall seconds only")
+    ap.add_argument("--cheapest-first", action="store_true",
+                    help="with --sample-costs: the pairs with the cheapest slices first (the "
+                         "default: the costliest pairs first)")
     ap.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                     help="with --sample-costs: stop after this many seconds of wall time")
     ap.add_argument("--fingerprint", action="store_true",
@@ -73,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--jobs must be between 1 and 64")
     if args.budget is not None and (not args.sample_costs or args.budget <= 0):
         ap.error("--budget needs --sample-costs and a positive number of seconds")
-    if args.include_ran and not args.sample_costs:
-        ap.error("--include-ran needs --sample-costs")
+    if (args.include_ran or args.cheapest_first) and not args.sample_costs:
+        ap.error("--include-ran and --cheapest-first need --sample-costs")
     if args.import_dir and not args.build:
         ap.error("--import needs --build PYTHON (the interpreter of the build that made it)")
     try:
@@ -127,7 +130,8 @@ def _run(args) -> int:
     if args.sample_costs:
         from reproduce import costs
 
-        costs.sample_costs(chosen, budget=args.budget, jobs=args.jobs, ran=args.include_ran)
+        costs.sample_costs(chosen, budget=args.budget, jobs=args.jobs, ran=args.include_ran,
+                           cheapest_first=args.cheapest_first)
         return 0
     if args.fingerprint:
         return _fingerprints(chosen, args.jobs)

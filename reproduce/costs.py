@@ -228,12 +228,13 @@ def _priority(study) -> dict[str, float]:
 
 
 def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict | None = None,
-                 path: Path = COSTS, ran: bool = False) -> int:
+                 path: Path = COSTS, ran: bool = False, cheapest_first: bool = False) -> int:
     """Sample every left-out pair of the chosen studies that has no current sample (with
     ``ran``, also every pair they ran whose persisted runs have no CPU seconds), the
     costliest by the linear extrapolation or the stored wall seconds first, ``jobs`` at a
-    time, until ``budget`` seconds of wall time have passed. Returns the number of samples
-    taken."""
+    time, until ``budget`` seconds of wall time have passed (``cheapest_first``: the pairs
+    whose slice that estimate makes cheapest first, so a short budget samples many).
+    Returns the number of samples taken."""
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -257,7 +258,11 @@ def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict |
             fp, plan = fingerprint(p, fps), plan_key(p)
             if current(samples, p, fp, plan) is not None:
                 continue
-            todo.append((prio.get(p.key, 0.0), p, fp, plan))
+            total = prio.get(p.key, 0.0)
+            if cheapest_first:       # the slice's share of the pair's cost
+                split_n = p.full.protocol.n_splits * len(p.full.protocol.labeled or (0,))
+                total = -total / max(1, split_n)
+            todo.append((total, p, fp, plan))
     fps.traits.save()
     todo.sort(key=lambda x: -x[0])
     fw.log(f"sampling the costs of {len(todo)} (config, data set) pairs"
