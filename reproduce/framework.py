@@ -900,7 +900,8 @@ def left_out_cost(study) -> dict | None:
             "unknown": sorted({r[1] for r in rows if math.isnan(r[2])}),
             "where": list(dict.fromkeys(
                 ref.path if "subset" in Path(ref.path).stem
-                else study.render.__module__.replace(".", "/") + ".py"
+                else getattr(study.render, "func", study.render).__module__.replace(".", "/")
+                + ".py"
                 for ref in study.configs))}
 
 
