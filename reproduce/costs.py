@@ -209,16 +209,17 @@ def _sample(cfg, split: int, labeled: int) -> dict:
 
     plan = with_screens(build_plan(cfg), preflight(cfg))    # loads the data: not counted
     tasks = [t for t in plan if t.split == split and t.labeled == labeled]
-    runs, cpu, wall = 0, 0.0, 0.0
+    cpu, walls = 0.0, []
     for group in _forest_groups(tasks):
         for task, res in zip(group, _run_group(group, 1)):
             if "error" in res:
                 raise RuntimeError(f"{task.label}: {res['error']}")
             for r in res["runs"]:
-                runs += 1
                 cpu += r["cpu_time_s"]
-                wall += r["rank_time_s"] + r["eval_time_s"]
-    return {"runs": runs, "cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}
+                walls.append(((task.dataset.name, task.split, task.labeled, task.ranker.method,
+                               r["params"]), r["rank_time_s"], r["eval_time_s"]))
+    return {"runs": len(walls), "cpu_s": round(cpu, 2),
+            "wall_s": round(wall_seconds(walls), 2)}
 
 
 def _priority(study) -> dict[str, float]:
