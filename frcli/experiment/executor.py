@@ -3,6 +3,12 @@ results come back to the client, which alone writes the store (one transaction p
 
 Workers limit BLAS/OpenMP to one thread and call the rankers with ``jobs=1`` (the pool provides
 the parallelism; nested threads would only oversubscribe the cores).
+
+Each run records its wall seconds of ranking and of evaluation, and its CPU seconds of both:
+the worker process's own CPU time around them, which neither the machine's load nor the
+number of jobs inflates. It is exact when a process runs one task at a time (the local pool;
+a Dask cluster with one thread per worker, as ``--dask-scheduler local`` makes it); a Dask
+worker with several threads would count its other tasks' CPU time too.
 """
 from __future__ import annotations
 
