@@ -45,6 +45,7 @@ class Row:
     seconds: float
     source: str            # one of SOURCES, 'covered' or 'none'
     note: str = ""
+    wall: float | None = None   # a sampled pair's stored wall seconds, when it ran
 
 
 def _sample_seconds(s: dict, planned: int) -> float:
@@ -88,7 +89,8 @@ def pair_rows(study, samples: dict, fps) -> list[Row]:
                 n = planned.get(p.dataset, 0)
                 rows.append(Row(name, p.dataset, _sample_seconds(sample, n), "sampled",
                                 f"{sample['cpu_s'] / max(1, sample['runs']):.3g} s CPU per run "
-                                f"× {n} runs"))
+                                f"× {n} runs",
+                                stored[p.dataset][1] if p.dataset in stored else None))
                 continue
             if not refs or not sizes.get(p.dataset):
                 rows.append(Row(name, p.dataset, math.nan, "none", "no set of its config ran"))
@@ -157,10 +159,12 @@ def report(studies, details: bool = False, digests: dict | None = None) -> str:
     sampled = sorted((r for r in every if r.source == "sampled"), key=lambda r: -r.seconds)
     if sampled:
         out += ["", f"The {len(sampled)} sampled pairs (CPU seconds per run of the sample × "
-                    f"the pair's planned runs; `reproduce/stores/costs.json`):", ""]
-        out.append(md.table(["config", "data set", "sample", "h"],
-                            [[r.config, r.dataset, r.note, f"{r.seconds / 3600:.2f}"]
-                             for r in sampled], "lllr"))
+                    f"the pair's planned runs; `reproduce/stores/costs.json`), beside the "
+                    f"stored wall seconds of those that ran:", ""]
+        out.append(md.table(["config", "data set", "sample", "h", "stored wall h"],
+                            [[r.config, r.dataset, r.note, f"{r.seconds / 3600:.2f}",
+                              "–" if r.wall is None else f"{r.wall / 3600:.2f}"]
+                             for r in sampled], "lllrr"))
     stale = len(samples) - len(sampled)
     if fps is not None and stale > 0:
         out += ["", f"{stale} samples in `reproduce/stores/costs.json` are not used here: "

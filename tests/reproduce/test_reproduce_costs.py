@@ -125,6 +125,7 @@ def test_estimate_prefers_cpu_then_samples_then_wall_then_extrapolation(fake_stu
     rows = {r.dataset: r for r in estimate.pair_rows(fake_study, samples, object())}
     assert (rows["a"].source, rows["a"].seconds) == ("cpu", 40.0)      # not the sample
     assert (rows["b"].source, rows["b"].seconds) == ("sampled", 20.0 / 4 * 10)
+    assert rows["b"].wall == 200.0 and rows["x"].wall is None
     assert (rows["x"].source, rows["x"].seconds) == ("sampled", 8.0 / 4 * 20)
     # y's sample is stale: linear from the largest set that ran (b: wall only), 2× its size
     assert rows["y"].source == "extrapolated" and "b's wall" in rows["y"].note
@@ -151,7 +152,7 @@ def test_estimate_report_names_the_sources(fake_study, monkeypatch, tmp_path):
     total = next(ln for ln in text.splitlines() if ln.startswith("| total")).split("|")
     # cpu 40 s, sampled 40 s, wall 200 s, extrapolated 1200 s
     assert [c.strip() for c in total[3:8]] == ["0.0", "0.0", "0.1", "0.3", "0.4"]
-    assert "| c | x | 2 s CPU per run × 20 runs | 0.01 |" in text
+    assert "| c | x | 2 s CPU per run × 20 runs | 0.01 | – |" in text
 
 
 def test_wall_seconds_count_a_grid_pass_once():
