@@ -15,9 +15,9 @@ files have them) counts once, from the best source it has:
   machine or with ``--jobs 2`` overstates the CPU time, by a factor nobody measured for
   those runs, so it is shown as it is, in a column of its own;
 * **extrapolated**: a left-out set with no sample: the cost per run of the set of the same
-  config with the most rows × features that ran (from its CPU seconds when all its runs have
-  them, else its wall seconds), times the left-out set's planned runs, times the ratio of
-  rows × features. Linear: a rough guide (forests grow about linearly in both, Relief
+  config with the most rows × features that ran, among those with CPU seconds (stored or
+  sampled) when there are any, else among all (then from wall seconds), times the left-out
+  set's planned runs, times the ratio of rows × features. Linear: a rough guide (forests grow about linearly in both, Relief
   quadratically in the rows).
 
 A data set that one config leaves out but another config of the study with the same rankers,
@@ -63,28 +63,29 @@ def pair_rows(study, samples: dict, fps) -> list[Row]:
         stored = costs.persisted(ps[0].ran)
         planned = fw._runs_per_dataset(full)
         sizes = {p.dataset: fw._size(p.dataset, full) for p in ps}
-
-        def per_run(d: str) -> tuple[float, str]:
-            n, wall, cpu, n_cpu = stored[d]
-            return (cpu / n, "cpu") if n_cpu == n else (wall / n, "wall")
-
-        refs = [p.dataset for p in ps if p.dataset in stored and sizes.get(p.dataset)]
+        current = {p.dataset: costs.current(samples, p, costs.fingerprint(p, fps),
+                                            costs.plan_key(p))
+                   for p in ps if p.key in samples and p.state != "covered"}
+        # seconds per run of each set that ran, from its best source
+        unit: dict[str, tuple[float, str]] = {}
+        for d, (n, wall, cpu, n_cpu) in stored.items():
+            s = current.get(d)
+            unit[d] = ((cpu / n, "cpu") if n_cpu == n else
+                       (s["cpu_s"] / max(1, s["runs"]), "sampled") if s else (wall / n, "wall"))
+        refs = [d for d in unit if sizes.get(d)]
+        measured = [d for d in refs if unit[d][1] != "wall"]
         for p in ps:
             if p.state == "covered":
                 rows.append(Row(name, p.dataset, 0.0, "covered",
                                 "run by another config of the study with the same runs"))
                 continue
-            sample = None
-            if p.key in samples:
-                sample = costs.current(samples, p, costs.fingerprint(p, fps), costs.plan_key(p))
-            if p.dataset in stored:
-                n, wall, cpu, n_cpu = stored[p.dataset]
-                if n_cpu == n:
-                    rows.append(Row(name, p.dataset, cpu, "cpu", f"{n} runs"))
-                    continue
-                if sample is None:
-                    rows.append(Row(name, p.dataset, wall, "wall", f"{n} runs"))
-                    continue
+            sample = current.get(p.dataset)
+            if p.dataset in stored and (sample is None or unit[p.dataset][1] == "cpu"):
+                n, wall, cpu, _ = stored[p.dataset]
+                source = unit[p.dataset][1]
+                rows.append(Row(name, p.dataset, cpu if source == "cpu" else wall, source,
+                                f"{n} runs"))
+                continue
             if sample is not None:
                 n = planned.get(p.dataset, 0)
                 rows.append(Row(name, p.dataset, _sample_seconds(sample, n), "sampled",
@@ -95,11 +96,13 @@ def pair_rows(study, samples: dict, fps) -> list[Row]:
             if not refs or not sizes.get(p.dataset):
                 rows.append(Row(name, p.dataset, math.nan, "none", "no set of its config ran"))
                 continue
-            base = max(refs, key=lambda x: sizes[x][0] * sizes[x][1])
+            # the largest set that ran, among those with CPU seconds when there are any
+            base = max(measured or refs, key=lambda x: sizes[x][0] * sizes[x][1])
             ratio = (sizes[p.dataset][0] * sizes[p.dataset][1]) / (sizes[base][0] * sizes[base][1])
-            unit, how = per_run(base)
-            rows.append(Row(name, p.dataset, unit * planned.get(p.dataset, 0) * ratio,
-                            "extrapolated", f"from {base}'s {how} seconds"))
+            per, how = unit[base]
+            rows.append(Row(name, p.dataset, per * planned.get(p.dataset, 0) * ratio,
+                            "extrapolated", f"from {base}'s {how}"
+                            + (" CPU" if how == "sampled" else "") + " seconds"))
     return rows
 
 
@@ -128,7 +131,8 @@ def report(studies, details: bool = False, digests: dict | None = None) -> str:
            "machine, often with `--jobs 2`: an overstatement of the CPU time, not converted; "
            "a Relief grid's one pass counted once, not once per grid point); "
            "**extrapolated**, a left-out set with no sample, linear in rows × features from "
-           "the largest set of its config that ran. A config that several studies share "
+           "the largest set of its config that ran (with CPU seconds, stored or sampled, "
+           "where one has them). A config that several studies share "
            "counts once in the total.", ""]
     table, counted, sampled, missing = [], {}, [], []
     for st in studies:

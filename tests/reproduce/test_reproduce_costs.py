@@ -127,15 +127,17 @@ def test_estimate_prefers_cpu_then_samples_then_wall_then_extrapolation(fake_stu
     assert (rows["b"].source, rows["b"].seconds) == ("sampled", 20.0 / 4 * 10)
     assert rows["b"].wall == 200.0 and rows["x"].wall is None
     assert (rows["x"].source, rows["x"].seconds) == ("sampled", 8.0 / 4 * 20)
-    # y's sample is stale: linear from the largest set that ran (b: wall only), 2× its size
-    assert rows["y"].source == "extrapolated" and "b's wall" in rows["y"].note
-    assert rows["y"].seconds == pytest.approx(200.0 / 10 * 30 * 2)
+    # y's sample is stale: linear from the largest set that ran (b, 2× smaller than y),
+    # from b's sampled CPU seconds per run
+    assert rows["y"].source == "extrapolated" and "b's sampled CPU" in rows["y"].note
+    assert rows["y"].seconds == pytest.approx(20.0 / 4 * 30 * 2)
     assert (rows["z"].source, rows["z"].seconds) == ("covered", 0.0)
     # without samples: b is wall time, x linear
     rows = {r.dataset: r for r in estimate.pair_rows(fake_study, {}, object())}
     assert (rows["b"].source, rows["b"].seconds) == ("wall", 200.0)
-    assert rows["x"].source == "extrapolated"
-    assert rows["x"].seconds == pytest.approx(200.0 / 10 * 20 * 0.5)
+    # x: linear from a, the largest set with CPU seconds (b is larger, but wall only)
+    assert rows["x"].source == "extrapolated" and "a's cpu" in rows["x"].note
+    assert rows["x"].seconds == pytest.approx(40.0 / 10 * 20 * 1.0)
     by = estimate._by_source(list(rows.values()))
     assert by["cpu"] == 40.0 and by["wall"] == 200.0 and by["sampled"] == 0.0
 
@@ -150,8 +152,8 @@ def test_estimate_report_names_the_sources(fake_study, monkeypatch, tmp_path):
     head = next(ln for ln in text.splitlines() if ln.startswith("| study"))
     assert head.split("|")[3:7] == [" cpu h ", " sampled h ", " wall h ", " extrapolated h "]
     total = next(ln for ln in text.splitlines() if ln.startswith("| total")).split("|")
-    # cpu 40 s, sampled 40 s, wall 200 s, extrapolated 1200 s
-    assert [c.strip() for c in total[3:8]] == ["0.0", "0.0", "0.1", "0.3", "0.4"]
+    # cpu 40 s, sampled 40 s, wall 200 s, extrapolated from a's CPU: 4 s × 30 × 4 = 480 s
+    assert [c.strip() for c in total[3:8]] == ["0.0", "0.0", "0.1", "0.1", "0.2"]
     assert "| c | x | 2 s CPU per run × 20 runs | 0.01 | – |" in text
 
 
