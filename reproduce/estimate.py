@@ -15,9 +15,9 @@ files have them) counts once, from the best source it has:
   machine or with ``--jobs 2`` overstates the CPU time, by a factor nobody measured for
   those runs, so it is shown as it is, in a column of its own;
 * **extrapolated**: a left-out set with no sample: the cost per run of the set of the same
-  config with the most rows × features that ran, among those with CPU seconds (stored or
-  sampled) when there are any, else among all (then from wall seconds), times the left-out
-  set's planned runs, times the ratio of rows × features. Linear: a rough guide (forests grow about linearly in both, Relief
+  config with the most rows × features that ran or was sampled, among those with CPU seconds
+  (stored or sampled) when there are any, else among all (then from wall seconds), times
+  the left-out set's planned runs, times the ratio of rows × features. Linear: a rough guide (forests grow about linearly in both, Relief
   quadratically in the rows).
 
 A data set that one config leaves out but another config of the study with the same rankers,
@@ -66,12 +66,14 @@ def pair_rows(study, samples: dict, fps) -> list[Row]:
         current = {p.dataset: costs.current(samples, p, costs.fingerprint(p, fps),
                                             costs.plan_key(p))
                    for p in ps if p.key in samples and p.state != "covered"}
-        # seconds per run of each set that ran, from its best source
-        unit: dict[str, tuple[float, str]] = {}
+        # seconds per run of each set that ran or was sampled, from its best source
+        unit: dict[str, tuple[float, str]] = {
+            d: (s["cpu_s"] / max(1, s["runs"]), "sampled") for d, s in current.items() if s}
         for d, (n, wall, cpu, n_cpu) in stored.items():
-            s = current.get(d)
-            unit[d] = ((cpu / n, "cpu") if n_cpu == n else
-                       (s["cpu_s"] / max(1, s["runs"]), "sampled") if s else (wall / n, "wall"))
+            if n_cpu == n:
+                unit[d] = (cpu / n, "cpu")
+            elif d not in unit:
+                unit[d] = (wall / n, "wall")
         refs = [d for d in unit if sizes.get(d)]
         measured = [d for d in refs if unit[d][1] != "wall"]
         for p in ps:
@@ -96,7 +98,8 @@ def pair_rows(study, samples: dict, fps) -> list[Row]:
             if not refs or not sizes.get(p.dataset):
                 rows.append(Row(name, p.dataset, math.nan, "none", "no set of its config ran"))
                 continue
-            # the largest set that ran, among those with CPU seconds when there are any
+            # the largest set that ran or was sampled, among those with CPU seconds when
+            # there are any
             base = max(measured or refs, key=lambda x: sizes[x][0] * sizes[x][1])
             ratio = (sizes[p.dataset][0] * sizes[p.dataset][1]) / (sizes[base][0] * sizes[base][1])
             per, how = unit[base]

@@ -127,8 +127,8 @@ def test_estimate_prefers_cpu_then_samples_then_wall_then_extrapolation(fake_stu
     assert (rows["b"].source, rows["b"].seconds) == ("sampled", 20.0 / 4 * 10)
     assert rows["b"].wall == 200.0 and rows["x"].wall is None
     assert (rows["x"].source, rows["x"].seconds) == ("sampled", 8.0 / 4 * 20)
-    # y's sample is stale: linear from the largest set that ran (b, 2× smaller than y),
-    # from b's sampled CPU seconds per run
+    # y's sample is stale: linear from the largest set that ran or was sampled (b, 2×
+    # smaller than y; x is smaller), from b's sampled CPU seconds per run
     assert rows["y"].source == "extrapolated" and "b's sampled CPU" in rows["y"].note
     assert rows["y"].seconds == pytest.approx(20.0 / 4 * 30 * 2)
     assert (rows["z"].source, rows["z"].seconds) == ("covered", 0.0)
@@ -140,6 +140,11 @@ def test_estimate_prefers_cpu_then_samples_then_wall_then_extrapolation(fake_stu
     assert rows["x"].seconds == pytest.approx(40.0 / 10 * 20 * 1.0)
     by = estimate._by_source(list(rows.values()))
     assert by["cpu"] == 40.0 and by["wall"] == 200.0 and by["sampled"] == 0.0
+    # a sampled left-out set is a base too: y from x's sample (x and a are the same size)
+    rows = {r.dataset: r for r in estimate.pair_rows(
+        fake_study, {"c/x": _sample(8.0), "c/b": _sample(1.0, plan="old")}, object())}
+    assert rows["y"].source == "extrapolated" and rows["y"].note in (
+        "from a's cpu seconds", "from x's sampled CPU seconds")
 
 
 def test_estimate_report_names_the_sources(fake_study, monkeypatch, tmp_path):
