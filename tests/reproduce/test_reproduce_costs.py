@@ -157,8 +157,9 @@ def test_estimate_report_names_the_sources(fake_study, monkeypatch, tmp_path):
     head = next(ln for ln in text.splitlines() if ln.startswith("| study"))
     assert head.split("|")[3:7] == [" cpu h ", " sampled h ", " wall h ", " extrapolated h "]
     total = next(ln for ln in text.splitlines() if ln.startswith("| total")).split("|")
-    # cpu 40 s, sampled 40 s, wall 200 s, extrapolated from a's CPU: 4 s × 30 × 4 = 480 s
-    assert [c.strip() for c in total[3:8]] == ["0.0", "0.0", "0.1", "0.1", "0.2"]
+    # cpu 40 s, sampled 40 s, wall 200 s, extrapolated from x's sample (x and a tie in size;
+    # the sample comes first): 2 s × 30 × 4 = 240 s
+    assert [c.strip() for c in total[3:8]] == ["0.0", "0.0", "0.1", "0.1", "0.1"]
     assert "| c | x | 2 s CPU per run × 20 runs | 0.01 | – |" in text
 
 
