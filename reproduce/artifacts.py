@@ -20,8 +20,8 @@ further when a file would exceed it (the repository's limit is 2 MB per file).
 
 What is kept: every run of the config's current plan (key, portable run hash, seed, sizes,
 times: wall seconds of ranking and evaluation and, since it is recorded, the CPU seconds of
-both, ``cpu_time_s``, the last column, empty in older stores; every score) and the importances and meta a render reads (``keep``): all of them when
-they are small (``KEEP_ALL_BYTES``), else those the study's render and compute step read when
+both, ``cpu_time_s``, the last column, empty in older stores; every score) and the
+importances and meta a render reads (``keep``): all of them when they are small (``KEEP_ALL_BYTES``), else those the study's render and compute step read when
 the store was written. A view asked for importances that were not kept says so
 (``StudyError``) instead of returning something else.
 
