@@ -83,6 +83,7 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     sp.alt_cats = <uint8_t*>calloc(mc, 1)
     sp.rng_ties = seed_state(seed ^ <uint64_t>0x9E3779B97F4A7C15ULL)
     sp.alt_feature = -1
+    sp.best_crow = -1
     sp.TT = <double*>malloc((3 * K + 1) * sizeof(double))   # see TT in _splitter.pxd
     sp.cat = <Stats*>calloc(mc, sizeof(Stats))
     sp.cat_own = sp.cat
@@ -357,11 +358,77 @@ cdef extern from *:
             buf[c] = a[c] * (s1[c] * s1[c] / WS + sO * sO / WO - TT[c]);
         }
     }
+    /* The node's counts and weights per value code in one pass (integer weights: a row
+       adds (weight << 32) + 1 to its code's counter, so a value's count is the low half and
+       its weight the high half; four interleaved counters per code, so that rows of one
+       value in a row do not wait on each other's increment). Every sum is an exact integer:
+       the weights of adding the doubles one by one. The range of codes present goes to
+       lo[0], hi[0]. */
+    static void frcli_code_counts(Py_ssize_t* __restrict c0, Py_ssize_t* __restrict c1,
+                                  Py_ssize_t* __restrict c2, Py_ssize_t* __restrict c3,
+                                  const unsigned char* __restrict nc,
+                                  const double* __restrict wt, Py_ssize_t m,
+                                  Py_ssize_t* lo, Py_ssize_t* hi) {
+        Py_ssize_t p = 0, b0, b1, b2, b3, mn = 255, mx = 0, t;
+        for (; p + 4 <= m; p += 4) {
+            b0 = nc[p]; b1 = nc[p + 1]; b2 = nc[p + 2]; b3 = nc[p + 3];
+            c0[b0] += ((Py_ssize_t)wt[p] << 32) + 1;
+            c1[b1] += ((Py_ssize_t)wt[p + 1] << 32) + 1;
+            c2[b2] += ((Py_ssize_t)wt[p + 2] << 32) + 1;
+            c3[b3] += ((Py_ssize_t)wt[p + 3] << 32) + 1;
+            t = b0 < b1 ? b0 : b1; t = t < b2 ? t : b2; t = t < b3 ? t : b3;
+            mn = mn < t ? mn : t;
+            t = b0 > b1 ? b0 : b1; t = t > b2 ? t : b2; t = t > b3 ? t : b3;
+            mx = mx > t ? mx : t;
+        }
+        for (; p < m; p++) {
+            b0 = nc[p];
+            c0[b0] += ((Py_ssize_t)wt[p] << 32) + 1;
+            mn = mn < b0 ? mn : b0;
+            mx = mx > b0 ? mx : b0;
+        }
+        lo[0] = mn;
+        hi[0] = mx;
+    }
+    /* frcli_value_sums without a branch per row: the positions off the common code d are
+       listed first (branch-free), then summed in node order: each value's sums in the order
+       of the plain loop, so the same doubles. */
+    FRCLI_SUMS_CLONES static void frcli_value_sums_off(
+            double* __restrict BS, const unsigned char* __restrict nc,
+            const int* __restrict idx, const double* __restrict wt,
+            const double* __restrict C, Py_ssize_t m, Py_ssize_t K, Py_ssize_t d,
+            int* __restrict pos) {
+        Py_ssize_t q = 0, j, c, p;
+        for (p = 0; p < m; p++) {
+            pos[q] = (int)p;
+            q += nc[p] != d;
+        }
+        if (K == 1) {
+            for (j = 0; j < q; j++) {
+                p = pos[j];
+                BS[nc[p]] += wt[p] * C[idx[p]];
+            }
+            return;
+        }
+        for (j = 0; j < q; j++) {
+            p = pos[j];
+            double w = wt[p];
+            const double* __restrict y = C + (Py_ssize_t)idx[p] * K;
+            double* __restrict bs = BS + (Py_ssize_t)nc[p] * K;
+            for (c = 0; c < K; c++) bs[c] += w * y[c];
+        }
+    }
     """
     void frcli_dense_terms(double* buf, const double* a, const double* s1, const double* t1,
                            const double* TT, double WS, double WO, intp_t K) noexcept nogil
     void frcli_value_sums(double* BS, const uint8_t* nc, const int32_t* idx, const double* wt,
                           const double* C, intp_t m, intp_t K, intp_t d) noexcept nogil
+    void frcli_value_sums_off(double* BS, const uint8_t* nc, const int32_t* idx,
+                              const double* wt, const double* C, intp_t m, intp_t K, intp_t d,
+                              int32_t* pos) noexcept nogil
+    void frcli_code_counts(intp_t* c0, intp_t* c1, intp_t* c2, intp_t* c3,
+                           const uint8_t* nc, const double* wt, intp_t m, intp_t* lo,
+                           intp_t* hi) noexcept nogil
 
 
 cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T) noexcept nogil:
@@ -712,35 +779,46 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef intp_t* c2 = sp.cseg + 768
     cdef intp_t* c3 = sp.cseg + 1024
     cdef intp_t b1, b2, b3, m = end - start
-    p = 0
-    while p + 4 <= m:           # four counts, so that equal values in a row do not wait on
-        b = nc[p]               # each other's increment
-        b1 = nc[p + 1]
-        b2 = nc[p + 2]
-        b3 = nc[p + 3]
-        cnt[b] += 1
-        c1[b1] += 1
-        c2[b2] += 1
-        c3[b3] += 1
-        bmin = min(bmin, min(min(b, b1), min(b2, b3)))
-        bmax = max(bmax, max(max(b, b1), max(b2, b3)))
-        p += 4
-    while p < m:
-        b = nc[p]
-        cnt[b] += 1
-        bmin = min(bmin, b)
-        bmax = max(bmax, b)
-        p += 1
-    for b in range(bmin, bmax + 1):
-        cnt[b] += c1[b] + c2[b] + c3[b]
-        c1[b] = c2[b] = c3[b] = 0
+    # integer weights: counts and weights in one pass (``frcli_code_counts``; 64-bit counters)
+    cdef bint packed = not by_row and sizeof(intp_t) >= 8
+    if packed:
+        frcli_code_counts(cnt, c1, c2, c3, nc, wt + start, m, &bmin, &bmax)
+        for b in range(bmin, bmax + 1):
+            q = cnt[b] + c1[b] + c2[b] + c3[b]
+            cnt[b] = q & <intp_t>0xFFFFFFFF
+            BW[b] = <double>(q >> 32)
+            c1[b] = c2[b] = c3[b] = 0
+    else:
+        p = 0
+        while p + 4 <= m:       # four counts, so that equal values in a row do not wait on
+            b = nc[p]           # each other's increment
+            b1 = nc[p + 1]
+            b2 = nc[p + 2]
+            b3 = nc[p + 3]
+            cnt[b] += 1
+            c1[b1] += 1
+            c2[b2] += 1
+            c3[b3] += 1
+            bmin = min(bmin, min(min(b, b1), min(b2, b3)))
+            bmax = max(bmax, max(max(b, b1), max(b2, b3)))
+            p += 4
+        while p < m:
+            b = nc[p]
+            cnt[b] += 1
+            bmin = min(bmin, b)
+            bmax = max(bmax, b)
+            p += 1
+        for b in range(bmin, bmax + 1):
+            cnt[b] += c1[b] + c2[b] + c3[b]
+            c1[b] = c2[b] = c3[b] = 0
     if bmin < bmax and T.W >= 2.0 * sp.min_leaf:
         d = bmin
         for b in range(bmin + 1, bmax + 1):
             if cnt[b] > cnt[d]:
                 d = b
         for b in range(bmin, bmax + 1):
-            BW[b] = 0.0
+            if not packed:
+                BW[b] = 0.0
             if cnt[b] > 0 and b != d:
                 memset(BS + b * K, 0, K * sizeof(double))
         if by_row:          # the sweep's order: values descending, the minimum's rows left out
@@ -748,16 +826,18 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
             for b in range(bmax, bmin, -1):
                 cend[b] = q
                 q += cnt[b]
-        if by_row:
             for p in range(start, end):
                 b = nc[p - start]
                 if b != bmin:
                     pos[cend[b]] = <int32_t>p
                     cend[b] += 1
+            frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
+        elif packed:
+            frcli_value_sums_off(BS, nc, idx + start, wt + start, cd.C, m, K, d, pos)
         else:
             for p in range(start, end):
                 BW[nc[p - start]] += wt[p]
-        frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
+            frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
         _sweep_begin(sp, T)
         j = 0
         b = bmax
@@ -1803,6 +1883,10 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
             sp.numeric_search(sp, idx, wt, start, end, f, best)
         sp.cand_lo[i] = best.c_lo
         sp.cand_hi[i] = best.c_hi
+    # the chosen feature's codes of the node's rows stay in ncodes for the builder
+    sp.best_crow = -1
+    if sp.cnode != NULL and best.feature >= 0:
+        sp.best_crow = sp.cnode[best.feature]
     for i in range(nf):         # the node's candidate slots off again
         f = sp.features[i]
         if batched:

@@ -344,7 +344,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef const int32_t* L
     cdef const uint8_t* code
     cdef const double* vals
-    cdef intp_t lo
+    cdef intp_t lo, cstride = 0
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
@@ -441,7 +441,12 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
                 # a feature with value codes (no missing values): x <= thr iff code <= the
                 # threshold's code (a byte per row instead of a double)
-                code = sp.ccodes + sp.cslot[f]        # (row by row: stride sp.cnc)
+                if sp.best_crow >= 0:   # the node's codes of f, in node order
+                    code = sp.ncodes + sp.best_crow * m
+                    cstride = 0
+                else:
+                    code = sp.ccodes + sp.cslot[f]        # (row by row: stride sp.cnc)
+                    cstride = sp.cnc
                 vals = sp.cvals + sp.cslot[f] * 256
                 lo = 0
                 while lo < 255 and vals[lo] != best.threshold:
@@ -450,7 +455,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 if best.cut >= 0:
                     side = sp.ps.right[b.idx[p]]
                 elif code != NULL:
-                    side = code[b.idx[p] * sp.cnc] > lo
+                    side = (code[p - s] if cstride == 0 else code[b.idx[p] * cstride]) > lo
                 else:
                     side = test_side(sp, f, best.threshold, sp.best_cats,
                                      sp.Xt[f * sp.n + b.idx[p]])

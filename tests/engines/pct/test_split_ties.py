@@ -52,12 +52,15 @@ def dataset(rng, n, task):
         y = np.digitize(signal + 0.3 * rng.normal(size=n), [1.0, 2.5, 4.0]).astype(float)
         return Dataset("c", X, feats, task, y[:, None],
                        [Attribute("y", "nominal", ("a", "b", "c", "d"))])
+    if task == "regression":        # one clustering column (the kernels' K = 1 loops)
+        y = signal + rng.normal(size=n)
+        return Dataset("r1", X, feats, task, y[:, None], [Attribute("y", "numeric")])
     Y = np.column_stack([signal, -signal * 0.3]) + rng.normal(size=(n, 2))
     return Dataset("r", X, feats, "mtr", Y, [Attribute(f"y{j}", "numeric") for j in range(2)])
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("task", ["mtr", "classification"])
+@pytest.mark.parametrize("task", ["mtr", "classification", "regression"])
 @pytest.mark.parametrize("seed", range(6))
 def test_tied_features_choose_the_reference_test(seed, task, path):
     rng = np.random.default_rng([seed, len(task)])
