@@ -31,8 +31,9 @@ with the plain path, ``GrowParams(presort=False)``):
   order inside a run of equal values decides how the sums round; a feature without any tie
   in the data is swept straight from its list (``_sweep_tiefree``);
 * a numeric feature with at most 256 values in the data is swept per value
-  (``_sweep_values``): no sort, and in any node, its codes read once per node for all the
-  node's coded candidates (``_node_codes``);
+  (``_sweep_values``; in the sparse 0/1 mode ``_sweep_values_sparse``, for nodes whose
+  weights are bag counts): no sort, and in any node, its codes read once per node for all
+  the node's coded candidates (``_node_codes``);
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
 * a best test's cut (complete mode) is first bounded from two divisions and scored exactly
   only when it could beat the node's best or tie with it (``_cannot_matter``);
@@ -418,6 +419,26 @@ cdef extern from *:
             for (c = 0; c < K; c++) bs[c] += w * y[c];
         }
     }
+    /* The sparse 0/1 mode's per-value column sums (integer weights: exact integers in any
+       order), over the rows off the common code d, listed branch-free first. */
+    static void frcli_label_sums_off(
+            double* __restrict BS, const unsigned char* __restrict nc,
+            const int* __restrict idx, const double* __restrict wt,
+            const int64_t* __restrict indptr, const int* __restrict indices, Py_ssize_t m,
+            Py_ssize_t K, Py_ssize_t d, int* __restrict pos) {
+        Py_ssize_t q = 0, j, p;
+        int64_t e;
+        for (p = 0; p < m; p++) {
+            pos[q] = (int)p;
+            q += nc[p] != d;
+        }
+        for (j = 0; j < q; j++) {
+            p = pos[j];
+            double w = wt[p];
+            double* __restrict bs = BS + (Py_ssize_t)nc[p] * K;
+            for (e = indptr[idx[p]]; e < indptr[idx[p] + 1]; e++) bs[indices[e]] += w;
+        }
+    }
     """
     void frcli_dense_terms(double* buf, const double* a, const double* s1, const double* t1,
                            const double* TT, double WS, double WO, intp_t K) noexcept nogil
@@ -426,6 +447,9 @@ cdef extern from *:
     void frcli_value_sums_off(double* BS, const uint8_t* nc, const int32_t* idx,
                               const double* wt, const double* C, intp_t m, intp_t K, intp_t d,
                               int32_t* pos) noexcept nogil
+    void frcli_label_sums_off(double* BS, const uint8_t* nc, const int32_t* idx,
+                              const double* wt, const int64_t* indptr, const int32_t* indices,
+                              intp_t m, intp_t K, intp_t d, int32_t* pos) noexcept nogil
     void frcli_code_counts(intp_t* c0, intp_t* c1, intp_t* c2, intp_t* c3,
                            const uint8_t* nc, const double* wt, intp_t m, intp_t* lo,
                            intp_t* hi) noexcept nogil
@@ -742,56 +766,30 @@ cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end)
     return 0
 
 
-cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
-                        intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
-    """_best_numeric for a feature with at most 256 values in the data (complete mode): the
-    node's rows are counted per value, then the sweep moves whole values from the largest
-    down and tries the cut below each, stopping at the minimum's: the cuts and their order
-    of the row sweep, without a sort. O(node rows + values).
-
-    The weights are those of the row sweep: per value (integer bag counts: exact in any
-    order) or, when the node holds fractional copies of rows (below a test with missing
-    values), summed row by row in the gathered sweep's order (values descending, each
-    value's rows in node order, as ``_clus_tie_order`` orders a sorted node), which a
-    counting sort of the value codes gives. The clustering sums are added per value, and the
-    most common value's are the node's minus the others' (a capped or sparse feature's rows
-    mostly hold one value: they are never summed), which may change their last bits (h by
-    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h*
-    in node order). The minimum's rows are never moved, so its sums are needed only when it
-    is not the most common value."""
-    cdef const ClusterData* cd = sp.cd
-    cdef intp_t K = cd.K, p, b, c, q, j, lo, d, bmin = 255, bmax = 0
-    cdef const uint8_t* nc = sp.ncodes + sp.cnode[f] * (end - start)
-    cdef const double* vals = sp.cvals + sp.cslot[f] * 256
+cdef bint _count_codes(Splitter* sp, const uint8_t* nc, const double* wt, intp_t m,
+                       intp_t* lo, intp_t* hi) noexcept nogil:
+    """The node's rows per value code (sp.cseg[:256]) and the range [lo, hi] of the codes
+    present; with integer weights (the bag counts: ``exact_w``) also each value's weight
+    (sp.cbin[:256], exact integers), in the same pass (``frcli_code_counts``): returns
+    True then. Four interleaved counters per code, so that equal values in a row do not
+    wait on each other's increment; the caller zeroes cseg[lo:hi + 1] after use."""
     cdef intp_t* cnt = sp.cseg
-    cdef intp_t* cend = sp.cseg + 256
-    cdef double* BW = sp.cbin
-    cdef double* BS = sp.cbin + 256
-    cdef double* bs
-    cdef double* ms = sp.mov.s1
-    cdef const double* y
-    cdef const Stats* T = &sp.tot
-    cdef int32_t* pos = sp.pos
-    cdef bint by_row = not sp.exact_w
-    cdef double w
-    cdef int32_t r
     cdef intp_t* c1 = sp.cseg + 512
     cdef intp_t* c2 = sp.cseg + 768
     cdef intp_t* c3 = sp.cseg + 1024
-    cdef intp_t b1, b2, b3, m = end - start
-    # integer weights: counts and weights in one pass (``frcli_code_counts``; 64-bit counters)
-    cdef bint packed = not by_row and sizeof(intp_t) >= 8
+    cdef double* BW = sp.cbin
+    cdef intp_t p = 0, b, b1, b2, b3, q, bmin = 255, bmax = 0
+    cdef bint packed = sp.exact_w and sizeof(intp_t) >= 8      # 64-bit counters
     if packed:
-        frcli_code_counts(cnt, c1, c2, c3, nc, wt + start, m, &bmin, &bmax)
+        frcli_code_counts(cnt, c1, c2, c3, nc, wt, m, &bmin, &bmax)
         for b in range(bmin, bmax + 1):
             q = cnt[b] + c1[b] + c2[b] + c3[b]
             cnt[b] = q & <intp_t>0xFFFFFFFF
             BW[b] = <double>(q >> 32)
             c1[b] = c2[b] = c3[b] = 0
     else:
-        p = 0
-        while p + 4 <= m:       # four counts, so that equal values in a row do not wait on
-            b = nc[p]           # each other's increment
+        while p + 4 <= m:
+            b = nc[p]
             b1 = nc[p + 1]
             b2 = nc[p + 2]
             b3 = nc[p + 3]
@@ -811,11 +809,54 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
         for b in range(bmin, bmax + 1):
             cnt[b] += c1[b] + c2[b] + c3[b]
             c1[b] = c2[b] = c3[b] = 0
+    lo[0] = bmin
+    hi[0] = bmax
+    return packed
+
+
+cdef inline intp_t _common_code(const intp_t* cnt, intp_t bmin, intp_t bmax) noexcept nogil:
+    """The value with the most rows (the first of equals)."""
+    cdef intp_t b, d = bmin
+    for b in range(bmin + 1, bmax + 1):
+        if cnt[b] > cnt[d]:
+            d = b
+    return d
+
+
+cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                        intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
+    """_best_numeric for a feature with at most 256 values in the data (complete mode): the
+    node's rows are counted per value, then the sweep moves whole values from the largest
+    down and tries the cut below each, stopping at the minimum's: the cuts and their order
+    of the row sweep, without a sort. O(node rows + values).
+
+    The weights are those of the row sweep: per value (integer bag counts: exact in any
+    order) or, when the node holds fractional copies of rows (below a test with missing
+    values), summed row by row in the gathered sweep's order (values descending, each
+    value's rows in node order, as ``_clus_tie_order`` orders a sorted node), which a
+    counting sort of the value codes gives. The clustering sums are added per value, and the
+    most common value's are the node's minus the others' (a capped or sparse feature's rows
+    mostly hold one value: they are never summed), which may change their last bits (h by
+    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h*
+    in node order). The minimum's rows are never moved, so its sums are needed only when it
+    is not the most common value."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t K = cd.K, p, b, c, q, j, lo, d, bmin, bmax
+    cdef const uint8_t* nc = sp.ncodes + sp.cnode[f] * (end - start)
+    cdef const double* vals = sp.cvals + sp.cslot[f] * 256
+    cdef intp_t* cnt = sp.cseg
+    cdef intp_t* cend = sp.cseg + 256
+    cdef double* BW = sp.cbin
+    cdef double* BS = sp.cbin + 256
+    cdef double* bs
+    cdef double* ms = sp.mov.s1
+    cdef const Stats* T = &sp.tot
+    cdef int32_t* pos = sp.pos
+    cdef bint by_row = not sp.exact_w
+    cdef intp_t m = end - start
+    cdef bint packed = _count_codes(sp, nc, wt + start, m, &bmin, &bmax)
     if bmin < bmax and T.W >= 2.0 * sp.min_leaf:
-        d = bmin
-        for b in range(bmin + 1, bmax + 1):
-            if cnt[b] > cnt[d]:
-                d = b
+        d = _common_code(cnt, bmin, bmax)
         for b in range(bmin, bmax + 1):
             if not packed:
                 BW[b] = 0.0
@@ -869,6 +910,75 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
         memset(cnt + bmin, 0, (bmax - bmin + 1) * sizeof(intp_t))
 
 
+cdef bint _sweep_values_sparse(Splitter* sp, const int32_t* idx, const double* wt,
+                               intp_t start, intp_t end, intp_t f,
+                               SplitRecord* best) noexcept nogil:
+    """``_sweep_values`` of the sparse 0/1 mode (classification, multi-label), for nodes
+    whose weights are bag counts: every sum is then an exact integer. Each value's column
+    sums come from its rows' positive columns (the most common value's: the node's minus
+    the others'), and a value moves as the row sweep moves its rows, keeping both sides'
+    sum a_c s1_c^2 (``move_sparse``), one update per column for the whole value: the same
+    cuts in the same order, sums equal, the two A2 within rounding of the row sweep's (h by
+    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h*).
+    Returns False, having done nothing, when the node's values times the columns would
+    cost more than sorting the node (many labels, few rows): the caller then sorts."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t K = cd.K, b, c, lo, d, bmin, bmax, npresent = 0, m = end - start
+    cdef const uint8_t* nc = sp.ncodes + sp.cnode[f] * m
+    cdef const double* vals = sp.cvals + sp.cslot[f] * 256
+    cdef intp_t* cnt = sp.cseg
+    cdef double* BW = sp.cbin
+    cdef double* BS = sp.cbin + 256
+    cdef double* bs
+    cdef double* ms = sp.mov.s1
+    cdef const double* a = cd.a
+    cdef const Stats* T = &sp.tot
+    cdef double A2T, A2O, w, oM, oO
+    cdef bint done = True
+    _count_codes(sp, nc, wt + start, m, &bmin, &bmax)
+    for b in range(bmin, bmax + 1):
+        npresent += cnt[b] > 0
+    if npresent * K > 8 * m:
+        done = False
+    elif bmin < bmax and T.W >= 2.0 * sp.min_leaf:
+        d = _common_code(cnt, bmin, bmax)
+        for b in range(bmin, bmax + 1):
+            if cnt[b] > 0 and b != d:
+                memset(BS + b * K, 0, K * sizeof(double))
+        frcli_label_sums_off(BS, nc, idx + start, wt + start, cd.indptr, cd.indices, m, K, d,
+                             sp.pos)
+        if d > bmin:        # the common value's sums (the minimum's are never needed)
+            bs = BS + d * K
+            memcpy(bs, T.s1, K * sizeof(double))
+            for b in range(bmin, bmax + 1):
+                if cnt[b] > 0 and b != d:
+                    for c in range(K):
+                        bs[c] -= BS[b * K + c]
+        A2T = _sweep_begin(sp, T)
+        A2O = A2T
+        b = bmax
+        while True:
+            sp.mov.W += BW[b]
+            bs = BS + b * K
+            for c in range(K):
+                w = bs[c]
+                if w != 0.0:
+                    oM = ms[c]
+                    oO = T.s1[c] - oM
+                    ms[c] = oM + w
+                    sp.mov.A2 += a[c] * (2.0 * oM * w + w * w)
+                    A2O += a[c] * (-2.0 * oO * w + w * w)
+            lo = b - 1
+            while cnt[lo] == 0:
+                lo -= 1
+            if not _try_cut(sp, T, best, f, A2O, A2T, vals[lo], vals[b], False) or lo == bmin:
+                break
+            b = lo
+    if bmin <= bmax:
+        memset(cnt + bmin, 0, (bmax - bmin + 1) * sizeof(intp_t))
+    return done
+
+
 cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
     """All m values equal: no test, and no sort needed to see it (deep nodes of fully grown
     trees on tied features, e.g. the semi-supervised forests of P-DS)."""
@@ -892,9 +1002,12 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef const double* ws = sp.sw
     if sp.cslot != NULL and sp.cslot[f] != -1:
         if sp.cslot[f] >= 0:
-            _sweep_values(sp, idx, wt, start, end, f, best)
-            return
-        if sp.cslot[f] == -2:       # one value in the whole data: never a test
+            if sp.cd.mode == MODE_COMPLETE:
+                _sweep_values(sp, idx, wt, start, end, f, best)
+                return
+            if sp.exact_w and _sweep_values_sparse(sp, idx, wt, start, end, f, best):
+                return
+        elif sp.cslot[f] == -2:     # one value in the whole data: never a test
             return
     if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
         if sp.ps.rslot[sp.ps.slot[f]] < 0:
