@@ -198,6 +198,7 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.cnode)
     free(sp.ccand)
     free(sp.ncodes)
+    free(sp.cguess)
 
 
 cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
@@ -208,20 +209,25 @@ cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
     sp.cseg = <intp_t*>calloc(5 * 256, sizeof(intp_t))
     sp.cnode = <int32_t*>malloc((sp.F + 1) * sizeof(int32_t))
     sp.ccand = <int32_t*>malloc((sp.max_features + 1) * sizeof(int32_t))
-    if sp.cbin == NULL or sp.cseg == NULL or sp.cnode == NULL or sp.ccand == NULL:
+    sp.cnc = 0
+    for f in range(sp.F):
+        if cslot[f] >= 0:
+            sp.cnc += 1
+    sp.cguess = <uint8_t*>calloc(sp.cnc + 1, 1)
+    if (sp.cbin == NULL or sp.cseg == NULL or sp.cnode == NULL or sp.ccand == NULL
+            or sp.cguess == NULL):
         free(sp.cbin)
         free(sp.cseg)
         free(sp.cnode)
         free(sp.ccand)
+        free(sp.cguess)
         sp.cbin = NULL
         sp.cseg = NULL
         sp.cnode = sp.ccand = NULL
+        sp.cguess = NULL
         return -1
-    sp.cnc = 0
     for f in range(sp.F):
         sp.cnode[f] = -1
-        if cslot[f] >= 0:
-            sp.cnc += 1
     sp.cslot = cslot
     sp.ccodes = ccodes
     sp.cvals = cvals
@@ -359,51 +365,59 @@ cdef extern from *:
             buf[c] = a[c] * (s1[c] * s1[c] / WS + sO * sO / WO - TT[c]);
         }
     }
-    /* The node's counts and weights per value code in one pass (integer weights: a row
-       adds (weight << 32) + 1 to its code's counter, so a value's count is the low half and
-       its weight the high half; four interleaved counters per code, so that rows of one
-       value in a row do not wait on each other's increment). Every sum is an exact integer:
-       the weights of adding the doubles one by one. The range of codes present goes to
-       lo[0], hi[0]. */
+    /* The positions of the node's rows off code g (pos[:q], returns q), branch-free. */
+    static Py_ssize_t frcli_off_list(const unsigned char* __restrict nc, Py_ssize_t m,
+                                     Py_ssize_t g, int* __restrict pos) {
+        Py_ssize_t q = 0;
+        for (Py_ssize_t p = 0; p < m; p++) {
+            pos[q] = (int)p;
+            q += nc[p] != g;
+        }
+        return q;
+    }
+    /* Counts and weights per value code of the listed rows (integer weights: a row adds
+       (weight << 32) + 1 to its code's counter, so a value's count is the low half and its
+       weight the high half; four interleaved counters per code, so that rows of one value
+       in a row do not wait on each other's increment). Every sum is an exact integer: the
+       weights of adding the doubles one by one. The range of the codes seen goes to lo[0],
+       hi[0] (255, 0 when none). pos NULL: the rows 0..q-1. */
     static void frcli_code_counts(Py_ssize_t* __restrict c0, Py_ssize_t* __restrict c1,
                                   Py_ssize_t* __restrict c2, Py_ssize_t* __restrict c3,
                                   const unsigned char* __restrict nc,
-                                  const double* __restrict wt, Py_ssize_t m,
-                                  Py_ssize_t* lo, Py_ssize_t* hi) {
-        Py_ssize_t p = 0, b0, b1, b2, b3, mn = 255, mx = 0, t;
-        for (; p + 4 <= m; p += 4) {
-            b0 = nc[p]; b1 = nc[p + 1]; b2 = nc[p + 2]; b3 = nc[p + 3];
-            c0[b0] += ((Py_ssize_t)wt[p] << 32) + 1;
-            c1[b1] += ((Py_ssize_t)wt[p + 1] << 32) + 1;
-            c2[b2] += ((Py_ssize_t)wt[p + 2] << 32) + 1;
-            c3[b3] += ((Py_ssize_t)wt[p + 3] << 32) + 1;
+                                  const double* __restrict wt, const int* __restrict pos,
+                                  Py_ssize_t q, Py_ssize_t* lo, Py_ssize_t* hi) {
+        Py_ssize_t j = 0, p0, p1, p2, p3, b0, b1, b2, b3, mn = 255, mx = 0, t;
+        for (; j + 4 <= q; j += 4) {
+            if (pos) { p0 = pos[j]; p1 = pos[j + 1]; p2 = pos[j + 2]; p3 = pos[j + 3]; }
+            else { p0 = j; p1 = j + 1; p2 = j + 2; p3 = j + 3; }
+            b0 = nc[p0]; b1 = nc[p1]; b2 = nc[p2]; b3 = nc[p3];
+            c0[b0] += ((Py_ssize_t)wt[p0] << 32) + 1;
+            c1[b1] += ((Py_ssize_t)wt[p1] << 32) + 1;
+            c2[b2] += ((Py_ssize_t)wt[p2] << 32) + 1;
+            c3[b3] += ((Py_ssize_t)wt[p3] << 32) + 1;
             t = b0 < b1 ? b0 : b1; t = t < b2 ? t : b2; t = t < b3 ? t : b3;
             mn = mn < t ? mn : t;
             t = b0 > b1 ? b0 : b1; t = t > b2 ? t : b2; t = t > b3 ? t : b3;
             mx = mx > t ? mx : t;
         }
-        for (; p < m; p++) {
-            b0 = nc[p];
-            c0[b0] += ((Py_ssize_t)wt[p] << 32) + 1;
+        for (; j < q; j++) {
+            p0 = pos ? pos[j] : j;
+            b0 = nc[p0];
+            c0[b0] += ((Py_ssize_t)wt[p0] << 32) + 1;
             mn = mn < b0 ? mn : b0;
             mx = mx > b0 ? mx : b0;
         }
         lo[0] = mn;
         hi[0] = mx;
     }
-    /* frcli_value_sums without a branch per row: the positions off the common code d are
-       listed first (branch-free), then summed in node order: each value's sums in the order
-       of the plain loop, so the same doubles. */
-    FRCLI_SUMS_CLONES static void frcli_value_sums_off(
+    /* The per-value clustering sums of the listed rows (pos[:q], node order): each value's
+       sums in the order of frcli_value_sums, so the same doubles. */
+    FRCLI_SUMS_CLONES static void frcli_value_sums_list(
             double* __restrict BS, const unsigned char* __restrict nc,
             const int* __restrict idx, const double* __restrict wt,
-            const double* __restrict C, Py_ssize_t m, Py_ssize_t K, Py_ssize_t d,
-            int* __restrict pos) {
-        Py_ssize_t q = 0, j, c, p;
-        for (p = 0; p < m; p++) {
-            pos[q] = (int)p;
-            q += nc[p] != d;
-        }
+            const double* __restrict C, Py_ssize_t K, const int* __restrict pos,
+            Py_ssize_t q) {
+        Py_ssize_t j, c, p;
         if (K == 1) {
             for (j = 0; j < q; j++) {
                 p = pos[j];
@@ -419,19 +433,15 @@ cdef extern from *:
             for (c = 0; c < K; c++) bs[c] += w * y[c];
         }
     }
-    /* The sparse 0/1 mode's per-value column sums (integer weights: exact integers in any
-       order), over the rows off the common code d, listed branch-free first. */
-    static void frcli_label_sums_off(
+    /* The sparse 0/1 mode's per-value column sums of the listed rows (integer weights:
+       exact integers in any order). */
+    static void frcli_label_sums_list(
             double* __restrict BS, const unsigned char* __restrict nc,
             const int* __restrict idx, const double* __restrict wt,
-            const int64_t* __restrict indptr, const int* __restrict indices, Py_ssize_t m,
-            Py_ssize_t K, Py_ssize_t d, int* __restrict pos) {
-        Py_ssize_t q = 0, j, p;
+            const int64_t* __restrict indptr, const int* __restrict indices, Py_ssize_t K,
+            const int* __restrict pos, Py_ssize_t q) {
+        Py_ssize_t j, p;
         int64_t e;
-        for (p = 0; p < m; p++) {
-            pos[q] = (int)p;
-            q += nc[p] != d;
-        }
         for (j = 0; j < q; j++) {
             p = pos[j];
             double w = wt[p];
@@ -444,15 +454,16 @@ cdef extern from *:
                            const double* TT, double WS, double WO, intp_t K) noexcept nogil
     void frcli_value_sums(double* BS, const uint8_t* nc, const int32_t* idx, const double* wt,
                           const double* C, intp_t m, intp_t K, intp_t d) noexcept nogil
-    void frcli_value_sums_off(double* BS, const uint8_t* nc, const int32_t* idx,
-                              const double* wt, const double* C, intp_t m, intp_t K, intp_t d,
-                              int32_t* pos) noexcept nogil
-    void frcli_label_sums_off(double* BS, const uint8_t* nc, const int32_t* idx,
-                              const double* wt, const int64_t* indptr, const int32_t* indices,
-                              intp_t m, intp_t K, intp_t d, int32_t* pos) noexcept nogil
+    intp_t frcli_off_list(const uint8_t* nc, intp_t m, intp_t g, int32_t* pos) noexcept nogil
     void frcli_code_counts(intp_t* c0, intp_t* c1, intp_t* c2, intp_t* c3,
-                           const uint8_t* nc, const double* wt, intp_t m, intp_t* lo,
-                           intp_t* hi) noexcept nogil
+                           const uint8_t* nc, const double* wt, const int32_t* pos, intp_t q,
+                           intp_t* lo, intp_t* hi) noexcept nogil
+    void frcli_value_sums_list(double* BS, const uint8_t* nc, const int32_t* idx,
+                               const double* wt, const double* C, intp_t K, const int32_t* pos,
+                               intp_t q) noexcept nogil
+    void frcli_label_sums_list(double* BS, const uint8_t* nc, const int32_t* idx,
+                               const double* wt, const int64_t* indptr, const int32_t* indices,
+                               intp_t K, const int32_t* pos, intp_t q) noexcept nogil
 
 
 cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T) noexcept nogil:
@@ -766,28 +777,46 @@ cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end)
     return 0
 
 
-cdef bint _count_codes(Splitter* sp, const uint8_t* nc, const double* wt, intp_t m,
-                       intp_t* lo, intp_t* hi) noexcept nogil:
-    """The node's rows per value code (sp.cseg[:256]) and the range [lo, hi] of the codes
-    present; with integer weights (the bag counts: ``exact_w``) also each value's weight
-    (sp.cbin[:256], exact integers), in the same pass (``frcli_code_counts``): returns
-    True then. Four interleaved counters per code, so that equal values in a row do not
-    wait on each other's increment; the caller zeroes cseg[lo:hi + 1] after use."""
+cdef intp_t _count_codes(Splitter* sp, const uint8_t* nc, const double* wt, intp_t m,
+                         intp_t f, intp_t* lo, intp_t* hi, intp_t* common) noexcept nogil:
+    """The node's rows per value code (sp.cseg[:256]), the range [lo, hi] of the codes
+    present and the most common value (the first of equals). With integer weights (the bag
+    counts: ``exact_w``) also each value's weight (sp.cbin[:256], exact integers) and the
+    positions of the rows off the common value (sp.pos[:q]; returns q), else -1.
+
+    Integer weights: the rows off the feature's common value of the tree's previous node
+    (a guess, right in most nodes: a capped or sparse feature's rows mostly hold one value)
+    are listed first, and only they are counted (``frcli_code_counts``); that value takes
+    the node's rows and weight (T.W) less the others', the same integers. When another
+    value has more rows, the list is redone for it. The caller zeroes cseg[lo:hi + 1]."""
     cdef intp_t* cnt = sp.cseg
     cdef intp_t* c1 = sp.cseg + 512
     cdef intp_t* c2 = sp.cseg + 768
     cdef intp_t* c3 = sp.cseg + 1024
     cdef double* BW = sp.cbin
-    cdef intp_t p = 0, b, b1, b2, b3, q, bmin = 255, bmax = 0
-    cdef bint packed = sp.exact_w and sizeof(intp_t) >= 8      # 64-bit counters
-    if packed:
-        frcli_code_counts(cnt, c1, c2, c3, nc, wt, m, &bmin, &bmax)
+    cdef intp_t p = 0, b, b1, b2, b3, q, g, d, bmin = 255, bmax = 0
+    cdef double wsum = 0.0
+    if sp.exact_w and sizeof(intp_t) >= 8:      # 64-bit counters
+        g = sp.cguess[sp.cslot[f]]
+        q = frcli_off_list(nc, m, g, sp.pos)
+        frcli_code_counts(cnt, c1, c2, c3, nc, wt, sp.pos, q, &bmin, &bmax)
         for b in range(bmin, bmax + 1):
-            q = cnt[b] + c1[b] + c2[b] + c3[b]
-            cnt[b] = q & <intp_t>0xFFFFFFFF
-            BW[b] = <double>(q >> 32)
+            p = cnt[b] + c1[b] + c2[b] + c3[b]
+            cnt[b] = p & <intp_t>0xFFFFFFFF
+            BW[b] = <double>(p >> 32)
+            wsum += BW[b]
             c1[b] = c2[b] = c3[b] = 0
+        if q < m:
+            cnt[g] = m - q
+            BW[g] = sp.tot.W - wsum
+            bmin = min(bmin, g)
+            bmax = max(bmax, g)
+        d = _common_code(cnt, bmin, bmax)
+        if d != g:
+            q = frcli_off_list(nc, m, d, sp.pos)
+        sp.cguess[sp.cslot[f]] = <uint8_t>d
     else:
+        q = -1
         while p + 4 <= m:
             b = nc[p]
             b1 = nc[p + 1]
@@ -809,9 +838,11 @@ cdef bint _count_codes(Splitter* sp, const uint8_t* nc, const double* wt, intp_t
         for b in range(bmin, bmax + 1):
             cnt[b] += c1[b] + c2[b] + c3[b]
             c1[b] = c2[b] = c3[b] = 0
+        d = _common_code(cnt, bmin, bmax)
     lo[0] = bmin
     hi[0] = bmax
-    return packed
+    common[0] = d
+    return q
 
 
 cdef inline intp_t _common_code(const intp_t* cnt, intp_t bmin, intp_t bmax) noexcept nogil:
@@ -852,11 +883,11 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef double* ms = sp.mov.s1
     cdef const Stats* T = &sp.tot
     cdef int32_t* pos = sp.pos
-    cdef bint by_row = not sp.exact_w
     cdef intp_t m = end - start
-    cdef bint packed = _count_codes(sp, nc, wt + start, m, &bmin, &bmax)
+    cdef intp_t q_off = _count_codes(sp, nc, wt + start, m, f, &bmin, &bmax, &d)
+    cdef bint packed = q_off >= 0
+    cdef bint by_row = not sp.exact_w
     if bmin < bmax and T.W >= 2.0 * sp.min_leaf:
-        d = _common_code(cnt, bmin, bmax)
         for b in range(bmin, bmax + 1):
             if not packed:
                 BW[b] = 0.0
@@ -874,7 +905,7 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
                     cend[b] += 1
             frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
         elif packed:
-            frcli_value_sums_off(BS, nc, idx + start, wt + start, cd.C, m, K, d, pos)
+            frcli_value_sums_list(BS, nc, idx + start, wt + start, cd.C, K, pos, q_off)
         else:
             for p in range(start, end):
                 BW[nc[p - start]] += wt[p]
@@ -935,18 +966,17 @@ cdef bint _sweep_values_sparse(Splitter* sp, const int32_t* idx, const double* w
     cdef const Stats* T = &sp.tot
     cdef double A2T, A2O, w, oM, oO
     cdef bint done = True
-    _count_codes(sp, nc, wt + start, m, &bmin, &bmax)
+    cdef intp_t q_off = _count_codes(sp, nc, wt + start, m, f, &bmin, &bmax, &d)
     for b in range(bmin, bmax + 1):
         npresent += cnt[b] > 0
-    if npresent * K > 8 * m:
+    if q_off < 0 or npresent * K > 8 * m:     # (q_off < 0: no 64-bit counters)
         done = False
     elif bmin < bmax and T.W >= 2.0 * sp.min_leaf:
-        d = _common_code(cnt, bmin, bmax)
         for b in range(bmin, bmax + 1):
             if cnt[b] > 0 and b != d:
                 memset(BS + b * K, 0, K * sizeof(double))
-        frcli_label_sums_off(BS, nc, idx + start, wt + start, cd.indptr, cd.indices, m, K, d,
-                             sp.pos)
+        frcli_label_sums_list(BS, nc, idx + start, wt + start, cd.indptr, cd.indices, K,
+                              sp.pos, q_off)
         if d > bmin:        # the common value's sums (the minimum's are never needed)
             bs = BS + d * K
             memcpy(bs, T.s1, K * sizeof(double))
