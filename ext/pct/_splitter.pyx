@@ -466,6 +466,17 @@ cdef extern from *:
                                intp_t K, const int32_t* pos, intp_t q) noexcept nogil
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #define frcli_prefetch(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define frcli_prefetch(p) ((void)0)
+    #endif
+    """
+    void frcli_prefetch(const void* p) noexcept nogil
+
+
 cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T) noexcept nogil:
     """h of the sweep's cut, sp.mov holding the moving side (both sides weigh > 0)."""
     cdef double WM = sp.mov.W
@@ -771,6 +782,8 @@ cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end)
         return -1
     out = sp.ncodes
     for p in range(m):
+        if p + 16 < m:      # the rows are scattered over the data: fetch ahead
+            frcli_prefetch(sp.ccodes + idx[start + p + 16] * nc)
         row = sp.ccodes + idx[start + p] * nc
         for j in range(k):
             out[j * m + p] = row[cs[j]]

@@ -345,6 +345,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef const uint8_t* code
     cdef const double* vals
     cdef intp_t lo, cstride = 0
+    cdef Stats* LR[2]
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
@@ -451,21 +452,31 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 lo = 0
                 while lo < 255 and vals[lo] != best.threshold:
                     lo += 1
-            for p in range(s, e):
-                if best.cut >= 0:
-                    side = sp.ps.right[b.idx[p]]
-                elif code != NULL:
-                    side = (code[p - s] if cstride == 0 else code[b.idx[p] * cstride]) > lo
-                else:
+            if best.cut >= 0 or code != NULL:
+                # no missing value (presorted or coded feature): each row's side indexes its
+                # statistics, so that no branch waits on the unpredictable side
+                LR[0] = &b.L
+                LR[1] = &b.R
+                for p in range(s, e):
+                    if best.cut >= 0:
+                        side = sp.ps.right[b.idx[p]]
+                    elif cstride == 0:
+                        side = code[p - s] > lo
+                    else:
+                        side = code[b.idx[p] * cstride] > lo
+                    b.side[p - s] = <uint8_t>side
+                    stats_add_row(LR[side], cd, b.idx[p], b.wt[p], True)
+            else:
+                for p in range(s, e):
                     side = test_side(sp, f, best.threshold, sp.best_cats,
                                      sp.Xt[f * sp.n + b.idx[p]])
-                b.side[p - s] = <uint8_t>side
-                if side == 0:
-                    stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
-                elif side == 1:
-                    stats_add_row(&b.R, cd, b.idx[p], b.wt[p], True)
-                else:
-                    nmiss += 1
+                    b.side[p - s] = <uint8_t>side
+                    if side == 0:
+                        stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
+                    elif side == 1:
+                        stats_add_row(&b.R, cd, b.idx[p], b.wt[p], True)
+                    else:
+                        nmiss += 1
             stats_copy(&b.Tc, &b.L, K)
             stats_iadd(&b.Tc, &b.R, K)
             h = gain_buf(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL,
