@@ -26,6 +26,7 @@ from libc.math cimport isnan
 from frcli._ext._utils cimport grow
 from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
                                     stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q_own,
+                                    add_row_full,
                                     gain_buf, node_estimates, prototype)
 from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free, split_exact_h, counts_init)
@@ -465,7 +466,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                     else:
                         side = code[b.idx[p] * cstride] > lo
                     b.side[p - s] = <uint8_t>side
-                    stats_add_row(LR[side], cd, b.idx[p], b.wt[p], True)
+                    add_row_full(LR[side], cd, b.idx[p], b.wt[p])
             else:
                 for p in range(s, e):
                     side = test_side(sp, f, best.threshold, sp.best_cats,

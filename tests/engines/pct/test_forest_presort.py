@@ -28,7 +28,7 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
     nominal: tuple[int, ...] = ()
     labeled = None
     semi = False
-    if kind in ("ties", "ties1", "mlc-ties"):
+    if kind in ("ties", "ties1", "ties1int", "mlc-ties"):
         X[:, :6] = np.round(X[:, :6], 2)
         X[:, 6] = (X[:, 6] > 0.7).astype(float)
         X[:, 11] = np.round(X[:, 11], 5)     # a few ties: presorted, some nodes sort themselves
@@ -39,7 +39,7 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
         for j in (5, 6, 7, 11):  # the cap; below a test with missing values, fractional weights
             X[:, j] = np.minimum(rng.geometric(0.02 + 0.01 * j, n) * 60.0, 1440.0)
         X[:, 2] = np.round(X[:, 2], 2)      # a common minimum too
-    if kind in ("mlc", "missing", "ties", "ties1", "mlc-ties"):
+    if kind in ("mlc", "missing", "ties", "ties1", "ties1int", "mlc-ties"):
         X[:, 9] = rng.integers(0, 3, n)
         X[:, 10] = (rng.random(n) < 0.1).astype(float)
         nominal = (9, 10)
@@ -69,8 +69,10 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
         y = np.digitize(lin + 0.2 * rng.standard_normal(n), [0.3, 0.8, 1.3]).astype(float)
         return Dataset(kind, X, feats, "classification", y[:, None],
                        [Attribute("y", "nominal", ("a", "b", "c", "d"))])
-    if kind == "ties1":         # one numeric target: the kernels' loops for one column
-        y = lin + 0.1 * rng.standard_normal(n)
+    if kind in ("ties1", "ties1int"):   # one numeric target: the kernels' loops for one
+        y = lin + 0.1 * rng.standard_normal(n)    # column; integers 0..255: read as bytes
+        if kind == "ties1int":
+            y = np.clip(np.round(40 * y + 60), 0, 255)
         return Dataset(kind, X, feats, "regression", y[:, None], [Attribute("y", "numeric")])
     Y = np.column_stack([lin, X[:, 5] * lin]) + 0.1 * rng.standard_normal((n, 2))
     if kind == "missing":
@@ -84,7 +86,8 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
 
 
 CASES = [("plain", "rf", None), ("plain", "bagging", None), ("ties", "rf", 4),
-         ("ties1", "rf", 4), ("ties1", "bagging", None), ("mlc-ties", "rf", 4),
+         ("ties1", "rf", 4), ("ties1", "bagging", None), ("ties1int", "rf", 4),
+         ("mlc-ties", "rf", 4),
          ("mlc-ties", "bagging", None),
          ("missing", "bagging", 0.5), ("class", "rf", None), ("mlc", "rf", 0.5),
          ("mlc", "bagging", None), ("ssl", "rf", None), ("plain", "et", None),
