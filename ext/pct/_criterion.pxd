@@ -110,6 +110,31 @@ cdef inline void add_codes(Stats* s, const uint8_t* x, const double* off, intp_t
     frcli_add_codes(s.s1, s.s2, x, off, K, w, second)
 
 
+cdef inline void add_row_full(Stats* s, const ClusterData* cd, intp_t row,
+                              double w) noexcept nogil:
+    """stats_add_row(s, cd, row, w, second=True), its complete-mode arithmetic written out
+    for up to four columns (no call: the builder adds every row of a split node once; one
+    target or a two-class one-hot is common). y is C's value (from the byte codes: the same
+    double, ``dense_codes``), then s1 += w y and s2 += (w y) y, as frcli_add_codes and
+    stats_add_row compute them."""
+    cdef intp_t c, K = cd.K
+    cdef double y
+    if cd.mode != MODE_COMPLETE or K > 4:
+        stats_add_row(s, cd, row, w, True)
+        return
+    s.W += w
+    if cd.C8 != NULL:
+        for c in range(K):
+            y = <double>cd.C8[row * K + c] - cd.off[c]
+            s.s1[c] = s.s1[c] + w * y
+            s.s2[c] = s.s2[c] + (w * y) * y
+    else:
+        for c in range(K):
+            y = cd.C[row * K + c]
+            s.s1[c] = s.s1[c] + w * y
+            s.s2[c] = s.s2[c] + (w * y) * y
+
+
 cdef inline double gain_dense(const Stats* S, const Stats* T, const double* a,
                               const double* TT, intp_t K) noexcept nogil:
     """gain() of the complete and sparse modes with TT[c] = T.s1[c]^2 / T.W precomputed;

@@ -662,8 +662,8 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
     cdef const uint8_t[:, ::1] ccodes
     cdef const double[:, ::1] cvals
     orders = {}             # the columns' value orders, sorted once for both plans
-    cplan = (count_plan(Xt, ncat, orders) if presort and not extra and mode == MODE_COMPLETE
-             else None)
+    cplan = (count_plan(Xt, ncat, orders)
+             if presort and not extra and mode in (MODE_COMPLETE, MODE_SPARSE01) else None)
     if cplan is not None:
         cslot, ccodes, cvals = cplan
         ctx.cslot = &cslot[0]

@@ -129,6 +129,10 @@ cdef struct Splitter:
     int32_t* ccand           # (max_features,) the node's coded candidates' rows of ccodes
     uint8_t* ncodes          # (coded candidates, node rows) their codes of the node's rows
     intp_t cap_ncodes
+    uint8_t* cguess          # (nc,) the common value of each coded feature in the last
+                             # node that swept it (``_count_codes``' guess)
+    intp_t best_crow         # after node_split: the row of ncodes holding the chosen
+                             # feature's codes (-1: none), valid until the next node
     const double* cvals      # (nc, 256) the values, ascending
     double* cbin             # (256 (K + 1)): per value W, then s1 (K each)
     intp_t* cseg             # (5 * 256) rows per value, each value's segment end in the sweep

@@ -26,6 +26,7 @@ from libc.math cimport isnan
 from frcli._ext._utils cimport grow
 from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
                                     stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q_own,
+                                    add_row_full,
                                     gain_buf, node_estimates, prototype)
 from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free, split_exact_h, counts_init)
@@ -344,7 +345,8 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef const int32_t* L
     cdef const uint8_t* code
     cdef const double* vals
-    cdef intp_t lo
+    cdef intp_t lo, cstride = 0
+    cdef Stats* LR[2]
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
@@ -441,26 +443,41 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
                 # a feature with value codes (no missing values): x <= thr iff code <= the
                 # threshold's code (a byte per row instead of a double)
-                code = sp.ccodes + sp.cslot[f]        # (row by row: stride sp.cnc)
+                if sp.best_crow >= 0:   # the node's codes of f, in node order
+                    code = sp.ncodes + sp.best_crow * m
+                    cstride = 0
+                else:
+                    code = sp.ccodes + sp.cslot[f]        # (row by row: stride sp.cnc)
+                    cstride = sp.cnc
                 vals = sp.cvals + sp.cslot[f] * 256
                 lo = 0
                 while lo < 255 and vals[lo] != best.threshold:
                     lo += 1
-            for p in range(s, e):
-                if best.cut >= 0:
-                    side = sp.ps.right[b.idx[p]]
-                elif code != NULL:
-                    side = code[b.idx[p] * sp.cnc] > lo
-                else:
+            if best.cut >= 0 or code != NULL:
+                # no missing value (presorted or coded feature): each row's side indexes its
+                # statistics, so that no branch waits on the unpredictable side
+                LR[0] = &b.L
+                LR[1] = &b.R
+                for p in range(s, e):
+                    if best.cut >= 0:
+                        side = sp.ps.right[b.idx[p]]
+                    elif cstride == 0:
+                        side = code[p - s] > lo
+                    else:
+                        side = code[b.idx[p] * cstride] > lo
+                    b.side[p - s] = <uint8_t>side
+                    add_row_full(LR[side], cd, b.idx[p], b.wt[p])
+            else:
+                for p in range(s, e):
                     side = test_side(sp, f, best.threshold, sp.best_cats,
                                      sp.Xt[f * sp.n + b.idx[p]])
-                b.side[p - s] = <uint8_t>side
-                if side == 0:
-                    stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
-                elif side == 1:
-                    stats_add_row(&b.R, cd, b.idx[p], b.wt[p], True)
-                else:
-                    nmiss += 1
+                    b.side[p - s] = <uint8_t>side
+                    if side == 0:
+                        stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
+                    elif side == 1:
+                        stats_add_row(&b.R, cd, b.idx[p], b.wt[p], True)
+                    else:
+                        nmiss += 1
             stats_copy(&b.Tc, &b.L, K)
             stats_iadd(&b.Tc, &b.R, K)
             h = gain_buf(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL,
