@@ -1662,6 +1662,31 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
 # other side's rows. Integers in doubles: the same values as the plain path's sums of the
 # per-value sums. The values' weights alone decide which tests exist (as in the plain path).
 
+cdef intp_t _category_weights2(Splitter* sp, const int32_t* idx, const double* wt,
+                               intp_t start, intp_t end, const double* col,
+                               intp_t* nm_out) noexcept nogil:
+    """``_category_weights`` of a feature with two values and integer weights: the weights
+    summed as 64-bit integers (the value-1 rows' by a multiplication instead of a branch),
+    which are the doubles' exact integer sums."""
+    cdef intp_t p, nm = 0, present = 0
+    cdef int64_t tot = 0, one = 0, wi
+    cdef double x
+    for p in range(start, end):
+        x = col[idx[p]]
+        if isnan(x) or x < 0 or x >= 2:
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+            continue
+        wi = <int64_t>wt[p]
+        tot += wi
+        one += wi * (x >= 1.0)
+    sp.cat[0].W = <double>(tot - one)
+    sp.cat[1].W = <double>one
+    present = (tot - one > 0) + (one > 0)
+    nm_out[0] = nm
+    return present
+
+
 cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                               intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
     """sp.cat[v].W for every value (integer sums: the same in any order) and the
@@ -1682,6 +1707,8 @@ cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt
                 break
     if sp.node_int_w == 0:
         return -1
+    if k == 2:                  # two values: counted in integers, without a store per row
+        return _category_weights2(sp, idx, wt, start, end, col, nm_out)
     memset(acc, 0, 4 * k * sizeof(double))
     for p in range(start, end):
         x = col[idx[p]]
@@ -1706,7 +1733,7 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
     """Statistics of the rows whose value of f is in ``sel`` (T: the corrected total)."""
     cdef const double* col = sp.Xt + f * sp.n
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t k = sp.ncat[f], p, v, K = cd.K
+    cdef intp_t k = sp.ncat[f], p, v, K = cd.K, q
     cdef double x, ws = 0.0
     cdef bint own
     for v in range(k):
@@ -1717,14 +1744,17 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
         stats_clear(out, K)
     else:
         stats_copy(out, T, K)
+    # the side's rows listed first, without a branch on the side (unpredictable), then
+    # summed in one kernel call (sub_missing's arithmetic when not own)
+    q = 0
     for p in range(start, end):
         x = col[idx[p]]
-        if isnan(x) or x < 0 or x >= k or (sel[<intp_t>x] != 0) != own:
+        if isnan(x) or x < 0 or x >= k:
             continue
-        if own:
-            add_missing(out, cd.C + idx[p] * K, K, wt[p])
-        else:
-            sub_missing(out, cd.C + idx[p] * K, K, wt[p])
+        sp.srow[q] = idx[p]
+        sp.sw[q] = wt[p]
+        q += (sel[<intp_t>x] != 0) == own
+    add_missing_rows(out, cd.C, sp.srow, sp.sw, q, K, not own)
 
 
 cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
