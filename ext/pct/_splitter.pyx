@@ -523,15 +523,15 @@ cdef inline bint _screened_out(Splitter* sp, const Stats* T, const SplitRecord* 
     return hf + 4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e < thr
 
 
-cdef bint _random_screened_out(Splitter* sp, intp_t m, intp_t nL, double WL, double WR,
-                               const SplitRecord* best) noexcept nogil:
+cdef double _random_screened_h(Splitter* sp, intp_t m, intp_t nL, double WL, double WR,
+                               double* bnd) noexcept nogil:
     """Extra trees in the missing mode, the test's feature known in every row of the node
-    (T is the node's total), its right side the smaller: whether the test certainly fails
-    ``_better``, judged from that side. The exact path sums the left side row by row (rows
-    sp.srow[:nL], weights sp.sw, node order); here the right side's sums R are taken (rows
-    sp.pos[:m - nL], weights sp.Xf), the left side's as S' = T - R (on the columns with
-    unknown values exactly: T - R itself when those sums are integers, else their own row
-    sums), and h' = ``_screened_h``.
+    (T is the node's total), its right side the smaller: the test's h judged from that side,
+    h' (returned) within bnd[0] of the exact path's h. The exact path sums the left side row
+    by row (rows sp.srow[:nL], weights sp.sw, node order); here the right side's sums R are
+    taken (rows sp.pos[:m - nL], weights sp.Xf), the left side's as S' = T - R (on the
+    columns with unknown values exactly: T - R itself when those sums are integers, else
+    their own row sums), and h' = ``_screened_h``.
 
     The bound, besides ``_screened_out``'s for the evaluation: S' and the exact path's left
     sums S are recursive sums over at most m rows of terms whose magnitudes add up to
@@ -540,13 +540,12 @@ cdef bint _random_screened_out(Splitter* sp, intp_t m, intp_t nL, double WL, dou
     (s2 - s1^2/W)^+ by at most d2 + (2 |s1| d + d^2) / W, and |s1_S| <= sqrt(W_S s2_T),
     A_c <= sqrt(W_T s2_T) (Cauchy-Schwarz), so the exact terms move by at most
     k a_c s2_T (2 + 2 (sqrt(W_T/W_L) + sqrt(W_T/W_R)) + k W_T (1/W_L + 1/W_R)); summed with
-    sum_c a_c s2_T,c <= scrE_node / 2 and doubled, for slack. NaN or infinity decides
-    nothing (the exact path runs)."""
+    sum_c a_c s2_T,c <= scrE_node / 2 and doubled, for slack."""
     cdef const ClusterData* cd = sp.cd
     cdef const Stats* T = &sp.tot
     cdef Stats* S = &sp.trial
     cdef intp_t K = cd.K, c, c0, p
-    cdef double hf, e, k, bound, need
+    cdef double hf, e, k
     if sp.node_int_w < 0:
         sp.node_int_w = 1
         for p in range(nL):
@@ -574,11 +573,10 @@ cdef bint _random_screened_out(Splitter* sp, intp_t m, intp_t nL, double WL, dou
     e = sp.scrE_node
     hf = _screened_h(sp, S, T, sp.TT + 2 * K, WL, WR, &e)
     k = 2.0 * (<double>m + 6.0) * UNIT_ROUNDOFF
-    bound = (4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e
-             + k * sp.scrE_node * (2.0 + 2.0 * (sqrt(T.W / WL) + sqrt(T.W / WR))
-                                   + k * T.W * (1.0 / WL + 1.0 / WR)))
-    need = MIN_GAIN if best.feature < 0 else best.h + TIE_DELTA
-    return hf + bound < need
+    bnd[0] = (4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e
+              + k * sp.scrE_node * (2.0 + 2.0 * (sqrt(T.W / WL) + sqrt(T.W / WR))
+                                    + k * T.W * (1.0 / WL + 1.0 / WR)))
+    return hf
 
 
 cdef void _random_numeric_missing(Splitter* sp, const int32_t* idx, const double* wt,
@@ -587,11 +585,12 @@ cdef void _random_numeric_missing(Splitter* sp, const int32_t* idx, const double
     """``_random_numeric`` in the missing mode: the same draw, test and sums (the left side
     row by row in node order), its passes merged and without a branch per row (the side of a
     random threshold is unpredictable); with f known in every row of the node, a test whose
-    right side is the smaller is first judged from that side (``_random_screened_out``)."""
+    right side is the smaller is judged from that side (``_random_screened_h``) and scored
+    exactly only when its interval cannot decide."""
     cdef const ClusterData* cd = sp.cd
     cdef const double* col = sp.Xt + f * sp.n
     cdef intp_t p, j, m = 0, nm = 0, nL = 0, nR = 0
-    cdef double v, mn = INFINITY, mx = -INFINITY, thr, h, WL = 0.0, WR, w, lo, hi
+    cdef double v, mn = INFINITY, mx = -INFINITY, thr, h, WL = 0.0, WR, w, lo, hi, bnd = 0.0
     cdef int32_t r
     cdef bint left
     cdef Stats* T
@@ -621,16 +620,25 @@ cdef void _random_numeric_missing(Splitter* sp, const int32_t* idx, const double
     WR = T.W - WL
     if WL < sp.min_leaf or WR < sp.min_leaf:
         return
+    lo = hi = 0.0
     if (nm == 0 and nR < nL and WL > 0.0 and WR > 0.0 and sp.sac != NULL
-            and not sp.share_ties and (sp.nic == 0 or sp.iblock)
-            and _random_screened_out(sp, m, nL, WL, WR, best)):
-        return
-    stats_clear(&sp.mov, cd.K)
-    add_missing_rows(&sp.mov, cd.C, sp.srow, sp.sw, nL, cd.K, False)
-    h = _gain_node(sp, &sp.mov, T)
-    lo = hi = h
+            and not sp.share_ties and (sp.nic == 0 or sp.iblock)):
+        h = _random_screened_h(sp, m, nL, WL, WR, &bnd)
+        if bnd > 0.0 and bnd < INFINITY and h - h == 0.0:
+            lo = h - bnd
+            hi = h + bnd
+    if not lo < hi:         # no usable bound: the exact path
+        stats_clear(&sp.mov, cd.K)
+        add_missing_rows(&sp.mov, cd.C, sp.srow, sp.sw, nL, cd.K, False)
+        h = _gain_node(sp, &sp.mov, T)
+        lo = hi = h
+    # a screened test is resolved (``_exact_numeric_h``) only when the intervals cannot
+    # decide CLUS's rule; a screened best keeps its interval (the builder recomputes h*)
     if _offer(sp, idx, wt, start, end, best, f, thr, &h, &lo, &hi):
         _record(best, f, h, thr, WL, WR, WR / T.W)
+        if lo < hi:
+            best.h_lo = lo
+            best.h_hi = hi
 
 
 cdef inline bint _cannot_matter(const Splitter* sp, const Stats* T,
@@ -1420,11 +1428,18 @@ cdef inline void _add_row_s1(Splitter* sp, intp_t row, double w) noexcept nogil:
 
 cdef double _exact_numeric_h(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                              intp_t end, intp_t f, double thr) noexcept nogil:
-    """h of ``x_f <= thr`` as the exact path computes it (complete mode, f known in every row
-    of the node): left sums row by row in the node's order, then gain()."""
+    """h of ``x_f <= thr`` as the exact path computes it (f known in every row of the node):
+    left sums row by row in the node's order, then gain() (the missing mode's: with the
+    node total's terms, as ``_random_numeric_missing``)."""
     cdef const ClusterData* cd = sp.cd
     cdef const double* col = sp.Xt + f * sp.n
     cdef intp_t p, K = cd.K
+    if cd.mode == MODE_MISSING:
+        stats_clear(&sp.mov, K)
+        for p in range(start, end):
+            if col[idx[p]] <= thr:
+                add_missing(&sp.mov, cd.C + idx[p] * K, K, wt[p])
+        return _gain_node(sp, &sp.mov, &sp.tot)
     sp.mov.W = 0.0
     memset(sp.mov.s1, 0, K * sizeof(double))
     for p in range(start, end):
