@@ -37,7 +37,7 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -337,38 +337,46 @@ CREATE TABLE rankings (run_id INTEGER PRIMARY KEY, importances BLOB, n_targets I
 
 
 # --------------------------------------------------------------------------- seeding
-def seed(folder: Path, sqlite_dir: Path, *, local_run, log=None) -> int:
-    """Write a persisted store's runs into a new working store (``results/``) so the runner
+def seed(folders: Path | Sequence[Path], sqlite_dir: Path, *, local_run, log=None) -> int:
+    """Write persisted stores' runs into a new working store (``results/``) so the runner
     resumes from them. ``local_run(key, portable hash)``: (this machine's run hash,
     definition) of a run of the current plan with that definition, or None (then the run is
-    left out and computed again). Runs whose importances were not
-    kept get an empty ranking and ``{"not_kept": true}`` meta (``StoreView`` refuses to
-    return them). Returns the number of runs written."""
-    p = Persisted(folder)
+    left out and computed again). A run found in several folders is taken from the first.
+    Runs whose importances were not kept get an empty ranking and ``{"not_kept": true}``
+    meta (``StoreView`` refuses to return them). Returns the number of runs written."""
+    folders = [Path(folders)] if isinstance(folders, (str, Path)) else list(folders)
     n = 0
     sqlite_dir = Path(sqlite_dir)
     tmp = sqlite_dir.with_name(sqlite_dir.name + ".seeding")
     if tmp.exists():
         shutil.rmtree(tmp)
+    done: set = set()
+    sets_put: set[str] = set()
     with Store(tmp) as st:
-        for d, info in p.datasets().items():
-            st.put_dataset(d, info["task"], info["n_examples"], info["feature_names"])
-        for key, r, sc, imp, meta in p.read():
-            local = local_run(key, r["phash"])
-            if local is None:
-                continue
-            run_hash, definition = local
-            st.put_run(key, run_hash=run_hash, definition=definition, seed=_int(r["seed"]),
-                       n_train=_int(r["n_train"]), n_test=_int(r["n_test"]),
-                       rank_time_s=_float(r["rank_time_s"]),
-                       eval_time_s=_float(r["eval_time_s"]),
-                       scores={m: (np.nan if v is None else v) for m, v in sc},
-                       importances=np.frombuffer(imp, "<f8") if imp is not None else
-                       np.empty(0), meta=meta if imp is not None else {"not_kept": True},
-                       n_targets=_int(r["n_targets"]))
-            n += 1
-            if log and n % 2000 == 0:
-                log(f"  {n} runs")
+        for p in map(Persisted, folders):
+            sets = p.datasets()
+            for key, r, sc, imp, meta in p.read():
+                local = None if key in done else local_run(key, r["phash"])
+                if local is None:
+                    continue
+                if key[0] not in sets_put:
+                    info = sets[key[0]]
+                    st.put_dataset(key[0], info["task"], info["n_examples"],
+                                   info["feature_names"])
+                    sets_put.add(key[0])
+                done.add(key)
+                run_hash, definition = local
+                st.put_run(key, run_hash=run_hash, definition=definition,
+                           seed=_int(r["seed"]), n_train=_int(r["n_train"]),
+                           n_test=_int(r["n_test"]), rank_time_s=_float(r["rank_time_s"]),
+                           eval_time_s=_float(r["eval_time_s"]),
+                           scores={m: (np.nan if v is None else v) for m, v in sc},
+                           importances=np.frombuffer(imp, "<f8") if imp is not None else
+                           np.empty(0), meta=meta if imp is not None else {"not_kept": True},
+                           n_targets=_int(r["n_targets"]))
+                n += 1
+                if log and n % 2000 == 0:
+                    log(f"  {n} runs")
     (tmp / "results.lock").unlink(missing_ok=True)
     tmp.replace(sqlite_dir)
     return n

@@ -31,8 +31,7 @@ SUBSET = {
     "mlc": ConfigRef("configs/reliefe-mlc.yaml", name="reliefe-mlc-subset",
                      set={"protocol": {"repeats": 1, "folds": 3},
                           "evaluation": {"curve": [1, 2, 4, 8, 16, 32, 64]}}),
-    "conv": ConfigRef("configs/reliefe-convergence.yaml", name="reliefe-convergence-subset",
-                      set={"datasets": ["colon", "lung_discrete"]}),
+    "conv": ConfigRef("configs/reliefe-convergence.yaml", name="reliefe-convergence-subset"),
 }
 ROPE = 0.05
 
@@ -132,8 +131,8 @@ def render(stores) -> str:
         f"{cm.protocol.repeats} x {cm.protocol.folds}-fold CV, multi-label on "
         f"{md.listing([d.name for d in cl.datasets])} with "
         f"{cl.protocol.repeats} x {cl.protocol.folds}-fold CV (iterative stratification), "
-        "and the convergence study of `configs/reliefe-convergence.yaml` on colon and "
-        "lung_discrete.", ""]
+        "and the convergence study of `configs/reliefe-convergence.yaml` on "
+        f"{md.listing([d.name for d in conv.config.datasets])}.", ""]
 
     # ---- multi-class: ranks --------------------------------------------------------------
     f = _named(mcc, mcc_name)
