@@ -158,7 +158,7 @@ cdef extern from *:
     #else
     #define FRCLI_MISS_CLONES
     #endif
-    FRCLI_MISS_CLONES static void frcli_add_missing(
+    static inline void frcli_miss_cols(
             double* __restrict s1, double* __restrict s2, double* __restrict nk,
             const double* __restrict y, Py_ssize_t K, double w) {
         for (Py_ssize_t c = 0; c < K; c++) {
@@ -170,6 +170,11 @@ cdef extern from *:
             nk[c] += wk;
         }
     }
+    FRCLI_MISS_CLONES static void frcli_add_missing(
+            double* __restrict s1, double* __restrict s2, double* __restrict nk,
+            const double* __restrict y, Py_ssize_t K, double w) {
+        frcli_miss_cols(s1, s2, nk, y, K, w);
+    }
     /* Many rows at once (row rows[p] of C, ``stride`` values apart, its first K; weights
        sw[p], times -1 with ``neg``), in the given order: the same column operations as
        frcli_add_missing row after row (so the same sums bit for bit), without a dispatched
@@ -179,18 +184,9 @@ cdef extern from *:
             const double* __restrict C, const int* __restrict rows,
             const double* __restrict sw, Py_ssize_t m, Py_ssize_t K, Py_ssize_t stride,
             int neg) {
-        for (Py_ssize_t p = 0; p < m; p++) {
-            const double* __restrict y = C + (Py_ssize_t)rows[p] * stride;
-            double w = neg ? -sw[p] : sw[p];
-            for (Py_ssize_t c = 0; c < K; c++) {
-                double v = y[c];
-                double k = v == v ? v : 0.0;
-                double wk = v == v ? w : 0.0;
-                s1[c] += w * k;
-                s2[c] += w * k * k;
-                nk[c] += wk;
-            }
-        }
+        for (Py_ssize_t p = 0; p < m; p++)
+            frcli_miss_cols(s1, s2, nk, C + (Py_ssize_t)rows[p] * stride, K,
+                            neg ? -sw[p] : sw[p]);
     }
     """
     void frcli_add_missing(double* s1, double* s2, double* nk, const double* y, intp_t K,

@@ -354,7 +354,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
     cdef bint missing_mode = cd.mode == MODE_MISSING, leaf, reach = sp.reach_X != NULL
-    cdef intp_t r0, r1, jr
+    cdef intp_t jr
     cdef int32_t rr
     t.K = K
     t.ncat = sp.ncat
@@ -587,25 +587,17 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                     &b.L, node_est, K, SW)
         n_stack += 1
         if reach:       # the reach rows of each child, routed as prediction routes them
-            r0 = rec.rend - rec.rstart
-            if grow(<void**>&b.rbuf, &b.cap_r, b.n_r + 2 * r0 + 1, sizeof(int32_t)):
+            if grow(<void**>&b.rbuf, &b.cap_r, b.n_r + 2 * (rec.rend - rec.rstart) + 1,
+                    sizeof(int32_t)):
                 return -1
-            r0 = b.n_r
-            for jr in range(rec.rstart, rec.rend):
-                rr = b.rbuf[jr]
-                if tree_route(t, node, sp.reach_X[rr * F + f]) != 0:
-                    b.rbuf[b.n_r] = rr
-                    b.n_r += 1
-            r1 = b.n_r
-            for jr in range(rec.rstart, rec.rend):
-                rr = b.rbuf[jr]
-                if tree_route(t, node, sp.reach_X[rr * F + f]) != 1:
-                    b.rbuf[b.n_r] = rr
-                    b.n_r += 1
-            b.stack[n_stack - 2].rstart = r0        # the right child
-            b.stack[n_stack - 2].rend = r1
-            b.stack[n_stack - 1].rstart = r1        # the left child
-            b.stack[n_stack - 1].rend = b.n_r
+            for side in range(2):                   # the right child, then the left one
+                b.stack[n_stack - 2 + side].rstart = b.n_r
+                for jr in range(rec.rstart, rec.rend):
+                    rr = b.rbuf[jr]
+                    if tree_route(t, node, sp.reach_X[rr * F + f]) != side:
+                        b.rbuf[b.n_r] = rr
+                        b.n_r += 1
+                b.stack[n_stack - 2 + side].rend = b.n_r
     return 0
 
 
