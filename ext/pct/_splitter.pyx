@@ -49,9 +49,11 @@ from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_valu
 from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
                                     stats_add_row, stats_A2, gain, gain_dense, add_dense,
-                                    move_sparse, add_codes, add_missing, gain_missing,
+                                    move_sparse, add_codes, add_missing, add_missing_rows,
+                                    gain_missing,
                                     gain_missing_begin, sub_missing, var_sel,
-                                    frcli_screen_terms, frcli_gain_missing_terms)
+                                    frcli_screen_terms, frcli_gain_missing_terms,
+                                    frcli_add_missing_rows)
 from frcli._ext.pct._presort cimport Presort
 
 
@@ -113,8 +115,9 @@ cdef int _screen_columns(Splitter* sp, intp_t n) noexcept nogil:
     """The missing mode's screen (``_screened_out``): which columns have an unknown value
     somewhere in the data (their terms are computed exactly), a_c of the others."""
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t K = cd.K, i, c
+    cdef intp_t K = cd.K, i, c, j
     cdef const double* y
+    cdef double v, big
     if sp.sac != NULL:
         return 0
     sp.sicol = <int32_t*>malloc((K + 1) * sizeof(int32_t))
@@ -137,6 +140,19 @@ cdef int _screen_columns(Splitter* sp, intp_t n) noexcept nogil:
             sp.nic += 1
     # one block (a target's one-hot columns): its exact terms from the vectorised kernel
     sp.iblock = sp.nic > 0 and sp.sicol[sp.nic - 1] - sp.sicol[0] + 1 == sp.nic
+    big = 1.0
+    sp.iint = True
+    for i in range(n):
+        y = cd.C + i * K
+        for j in range(sp.nic):
+            v = y[sp.sicol[j]]
+            if v == v:
+                if v != floor(v):
+                    sp.iint = False
+                if fabs(v) > big:
+                    big = fabs(v)
+    if <double>(n if n > 0 else 1) * big * big >= 4503599627370496.0:    # 2^52
+        sp.iint = False
     return 0
 
 
@@ -449,9 +465,40 @@ cdef extern from *:
             for (e = indptr[idx[p]]; e < indptr[idx[p] + 1]; e++) bs[indices[e]] += w;
         }
     }
+    /* Extra trees' random test x <= thr on the gathered values X (positions pos into the
+       node's rows idx, weights wt): the left side's rows and weights to lrow / lw, the right
+       side's in place (pos, X), both in node order, the left weight summed in that order
+       (adding w * 0 = +0.0 for a right row leaves the sum as it is; weights are positive);
+       returns the left rows. No
+       branch per row: the side of a random threshold is unpredictable. */
+    static Py_ssize_t frcli_split_rows(
+            int* __restrict lrow, double* __restrict lw, int* pos, double* X,
+            const int* __restrict idx, const double* __restrict wt, Py_ssize_t m,
+            double thr, double* WL) {
+        Py_ssize_t nL = 0, nR = 0;
+        double s = 0.0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            int p = pos[j];
+            int lt = X[j] <= thr;
+            int r = idx[p];
+            double w = wt[p];
+            lrow[nL] = r;
+            lw[nL] = w;
+            pos[nR] = r;
+            X[nR] = w;
+            nL += lt;
+            nR += 1 - lt;
+            s += w * (double)lt;       /* w or +0.0, and s + 0.0 == s */
+        }
+        *WL = s;
+        return nL;
+    }
     """
     void frcli_dense_terms(double* buf, const double* a, const double* s1, const double* t1,
                            const double* TT, double WS, double WO, intp_t K) noexcept nogil
+    intp_t frcli_split_rows(int32_t* lrow, double* lw, int32_t* pos, double* X,
+                            const int32_t* idx, const double* wt, intp_t m, double thr,
+                            double* WL) noexcept nogil
     void frcli_value_sums(double* BS, const uint8_t* nc, const int32_t* idx, const double* wt,
                           const double* C, intp_t m, intp_t K, intp_t d) noexcept nogil
     intp_t frcli_off_list(const uint8_t* nc, intp_t m, intp_t g, int32_t* pos) noexcept nogil
@@ -537,11 +584,40 @@ cdef inline double _screen_mass(const Splitter* sp, const Stats* T,
     return e
 
 
+cdef inline double _screened_h(const Splitter* sp, const Stats* S, const Stats* T,
+                               const double* TQ, double WS, double WO,
+                               double* e) noexcept nogil:
+    """The missing mode's division-free h of the test splitting T into S and T - S: the
+    columns with no unknown value from ``frcli_screen_terms``, the others' exact terms (their
+    magnitudes added to e[0])."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t i, c, K = cd.K
+    cdef double hf, t
+    hf = frcli_screen_terms(sp.sac, TQ, S.s1, S.s2, T.s1, T.s2, WS, WO, K)
+    if sp.iblock:
+        c = sp.sicol[0]
+        frcli_gain_missing_terms(sp.TT + K, cd.a + c, TQ + c, sp.est + c, S.s1 + c,
+                                 S.s2 + c, S.nk + c, T.s1 + c, T.s2 + c, T.nk + c, WS, WO,
+                                 sp.nic)
+        for i in range(sp.nic):
+            hf += sp.TT[K + i]
+            e[0] += fabs(sp.TT[K + i])
+    else:
+        for i in range(sp.nic):
+            c = sp.sicol[i]
+            t = cd.a[c] * (TQ[c] - WS * var_sel(S.s1[c], S.s2[c], S.nk[c], WS, sp.est[c])
+                           - WO * var_sel(T.s1[c] - S.s1[c], T.s2[c] - S.s2[c],
+                                          T.nk[c] - S.nk[c], WO, sp.est[c]))
+            hf += t
+            e[0] += fabs(t)
+    return hf
+
+
 cdef inline bint _screened_out(Splitter* sp, const Stats* T, const SplitRecord* best,
                                double WM, double WO) noexcept nogil:
     """Whether the cut with sp.mov on its moving side certainly fails ``_better``: its h
-    from ``frcli_screen_terms`` (the columns with no unknown value) plus the exact terms of
-    the others, and a bound on the distance to the exact h.
+    from ``_screened_h`` (division-free on the columns with no unknown value, exact on the
+    others), and a bound on the distance to the exact h.
 
     The bound: on a column with no unknown value both evaluations differ from the real-number
     term by at most about 16 u a_c (TQ_c + s2_S + s1_S^2/W_S + s2_O + s1_O^2/W_O), u the unit
@@ -551,31 +627,131 @@ cdef inline bint _screened_out(Splitter* sp, const Stats* T, const SplitRecord* 
     |terms|) covers both with a factor of two to spare; it is about 1e-8 on the P-DS / P-ML
     sets, against CLUS's tie band of 1e-6 (TIE_DELTA): a cut is computed exactly only when
     it may be the best so far."""
-    cdef const ClusterData* cd = sp.cd
-    cdef const Stats* M = &sp.mov
-    cdef intp_t i, c, K = cd.K
-    cdef double hf, t, e = sp.scrE, thr
+    cdef intp_t K = sp.cd.K
+    cdef double hf, e = sp.scrE, thr
     if WM <= 0.0 or WO <= 0.0:
         return False
-    hf = frcli_screen_terms(sp.sac, sp.TT, M.s1, M.s2, T.s1, T.s2, WM, WO, K)
-    if sp.iblock:
-        c = sp.sicol[0]
-        frcli_gain_missing_terms(sp.TT + K, cd.a + c, sp.TT + c, sp.est + c, M.s1 + c,
-                                 M.s2 + c, M.nk + c, T.s1 + c, T.s2 + c, T.nk + c, WM, WO,
-                                 sp.nic)
-        for i in range(sp.nic):
-            hf += sp.TT[K + i]
-            e += fabs(sp.TT[K + i])
-    else:
-        for i in range(sp.nic):
-            c = sp.sicol[i]
-            t = cd.a[c] * (sp.TT[c] - WM * var_sel(M.s1[c], M.s2[c], M.nk[c], WM, sp.est[c])
-                           - WO * var_sel(T.s1[c] - M.s1[c], T.s2[c] - M.s2[c],
-                                          T.nk[c] - M.nk[c], WO, sp.est[c]))
-            hf += t
-            e += fabs(t)
+    hf = _screened_h(sp, &sp.mov, T, sp.TT, WM, WO, &e)
     thr = MIN_GAIN if best.feature < 0 else best.h + TIE_DELTA
     return hf + 4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e < thr
+
+
+cdef double _random_screened_h(Splitter* sp, intp_t m, intp_t nL, double WL, double WR,
+                               double* bnd) noexcept nogil:
+    """Extra trees in the missing mode, the test's feature known in every row of the node
+    (T is the node's total), its right side the smaller: the test's h judged from that side,
+    h' (returned) within bnd[0] of the exact path's h. The exact path sums the left side row
+    by row (rows sp.srow[:nL], weights sp.sw, node order); here the right side's sums R are
+    taken (rows sp.pos[:m - nL], weights sp.Xf), the left side's as S' = T - R (on the
+    columns with unknown values exactly: T - R itself when those sums are integers, else
+    their own row sums), and h' = ``_screened_h``.
+
+    The bound, besides ``_screened_out``'s for the evaluation: S' and the exact path's left
+    sums S are recursive sums over at most m rows of terms whose magnitudes add up to
+    A_c = sum_i w_i |y_ic| (s2: s2_T,c), so |S' - S| <= k A_c with k = (2m + 6) u (the
+    errors of T, R and S and the subtraction). Moving s1 by d and s2 by d2 moves a side's
+    (s2 - s1^2/W)^+ by at most d2 + (2 |s1| d + d^2) / W, and |s1_S| <= sqrt(W_S s2_T),
+    A_c <= sqrt(W_T s2_T) (Cauchy-Schwarz), so the exact terms move by at most
+    k a_c s2_T (2 + 2 (sqrt(W_T/W_L) + sqrt(W_T/W_R)) + k W_T (1/W_L + 1/W_R)); summed with
+    sum_c a_c s2_T,c <= scrE_node / 2 and doubled, for slack."""
+    cdef const ClusterData* cd = sp.cd
+    cdef const Stats* T = &sp.tot
+    cdef Stats* S = &sp.trial
+    cdef intp_t K = cd.K, c, c0, p
+    cdef double hf, e, k
+    if sp.node_int_w < 0:
+        sp.node_int_w = 1
+        for p in range(nL):
+            if sp.sw[p] != floor(sp.sw[p]):
+                sp.node_int_w = 0
+                break
+        for p in range(m - nL):
+            if sp.Xf[p] != floor(sp.Xf[p]):
+                sp.node_int_w = 0
+                break
+    stats_clear(&sp.mov, K)
+    add_missing_rows(&sp.mov, cd.C, sp.pos, sp.Xf, m - nL, K, False)
+    S.W = WL
+    for c in range(K):
+        S.s1[c] = T.s1[c] - sp.mov.s1[c]
+        S.s2[c] = T.s2[c] - sp.mov.s2[c]
+        S.nk[c] = T.nk[c] - sp.mov.nk[c]
+    if sp.nic > 0 and not (sp.iint and sp.node_int_w == 1):
+        c0 = sp.sicol[0]                # (one block: ``_random_numeric_missing`` checks it)
+        memset(S.s1 + c0, 0, sp.nic * sizeof(double))
+        memset(S.s2 + c0, 0, sp.nic * sizeof(double))
+        memset(S.nk + c0, 0, sp.nic * sizeof(double))
+        frcli_add_missing_rows(S.s1 + c0, S.s2 + c0, S.nk + c0, cd.C + c0, sp.srow, sp.sw, nL,
+                               sp.nic, K, 0)
+    e = sp.scrE_node
+    hf = _screened_h(sp, S, T, sp.TT + 2 * K, WL, WR, &e)
+    k = 2.0 * (<double>m + 6.0) * UNIT_ROUNDOFF
+    bnd[0] = (4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e
+              + k * sp.scrE_node * (2.0 + 2.0 * (sqrt(T.W / WL) + sqrt(T.W / WR))
+                                    + k * T.W * (1.0 / WL + 1.0 / WR)))
+    return hf
+
+
+cdef void _random_numeric_missing(Splitter* sp, const int32_t* idx, const double* wt,
+                                  intp_t start, intp_t end, intp_t f,
+                                  SplitRecord* best) noexcept nogil:
+    """``_random_numeric`` in the missing mode: the same draw, test and sums (the left side
+    row by row in node order), its passes merged and without a branch per row (the side of a
+    random threshold is unpredictable); with f known in every row of the node, a test whose
+    right side is the smaller is judged from that side (``_random_screened_h``) and scored
+    exactly only when its interval cannot decide."""
+    cdef const ClusterData* cd = sp.cd
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef intp_t p, j, m = 0, nm = 0, nL = 0, nR = 0
+    cdef double v, mn = INFINITY, mx = -INFINITY, thr, h, WL = 0.0, WR, w, lo, hi, bnd = 0.0
+    cdef int32_t r
+    cdef bint left
+    cdef Stats* T
+    for p in range(start, end):
+        v = col[idx[p]]
+        if isnan(v):
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+        else:
+            sp.Xf[m] = v
+            sp.pos[m] = <int32_t>p
+            m += 1
+            if v < mn:
+                mn = v
+            if v > mx:
+                mx = v
+    if m < 2 or mn >= mx:
+        return
+    thr = mn + rand_uniform(&sp.rng) * (mx - mn)
+    if thr >= mx:
+        thr = mn
+    # the left side's rows and weights (sp.srow, sp.sw) and the right side's (in place:
+    # sp.pos, sp.Xf), each in node order
+    nL = frcli_split_rows(sp.srow, sp.sw, sp.pos, sp.Xf, idx, wt, m, thr, &WL)
+    nR = m - nL
+    T = _corrected_total(sp, idx, wt, nm)
+    WR = T.W - WL
+    if WL < sp.min_leaf or WR < sp.min_leaf:
+        return
+    lo = hi = 0.0
+    if (nm == 0 and nR < nL and WL > 0.0 and WR > 0.0 and sp.sac != NULL
+            and not sp.share_ties and (sp.nic == 0 or sp.iblock)):
+        h = _random_screened_h(sp, m, nL, WL, WR, &bnd)
+        if bnd > 0.0 and bnd < INFINITY and h - h == 0.0:
+            lo = h - bnd
+            hi = h + bnd
+    if not lo < hi:         # no usable bound: the exact path
+        stats_clear(&sp.mov, cd.K)
+        add_missing_rows(&sp.mov, cd.C, sp.srow, sp.sw, nL, cd.K, False)
+        h = _gain_node(sp, &sp.mov, T)
+        lo = hi = h
+    # a screened test is resolved (``_exact_numeric_h``) only when the intervals cannot
+    # decide CLUS's rule; a screened best keeps its interval (the builder recomputes h*)
+    if _offer(sp, idx, wt, start, end, best, f, thr, &h, &lo, &hi):
+        _record(best, f, h, thr, WL, WR, WR / T.W)
+        if lo < hi:
+            best.h_lo = lo
+            best.h_hi = hi
 
 
 cdef inline bint _cannot_matter(const Splitter* sp, const Stats* T,
@@ -1488,11 +1664,18 @@ cdef inline void _add_row_s1(Splitter* sp, intp_t row, double w) noexcept nogil:
 
 cdef double _exact_numeric_h(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                              intp_t end, intp_t f, double thr) noexcept nogil:
-    """h of ``x_f <= thr`` as the exact path computes it (complete mode, f known in every row
-    of the node): left sums row by row in the node's order, then gain()."""
+    """h of ``x_f <= thr`` as the exact path computes it (f known in every row of the node):
+    left sums row by row in the node's order, then gain() (the missing mode's: with the
+    node total's terms, as ``_random_numeric_missing``)."""
     cdef const ClusterData* cd = sp.cd
     cdef const double* col = sp.Xt + f * sp.n
     cdef intp_t p, K = cd.K
+    if cd.mode == MODE_MISSING:
+        stats_clear(&sp.mov, K)
+        for p in range(start, end):
+            if col[idx[p]] <= thr:
+                add_missing(&sp.mov, cd.C + idx[p] * K, K, wt[p])
+        return _gain_node(sp, &sp.mov, &sp.tot)
     sp.mov.W = 0.0
     memset(sp.mov.s1, 0, K * sizeof(double))
     for p in range(start, end):
@@ -1628,6 +1811,9 @@ cdef void _random_numeric(Splitter* sp, const int32_t* idx, const double* wt, in
     cdef intp_t m, nm, j, p
     cdef double mn, mx, thr, h, WL, WR, lo, hi
     cdef Stats* T
+    if cd.mode == MODE_MISSING:
+        _random_numeric_missing(sp, idx, wt, start, end, f, best)
+        return
     m = _gather(sp, idx, start, end, f, &nm)
     if m < 2:
         return
@@ -1727,6 +1913,31 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
 # other side's rows. Integers in doubles: the same values as the plain path's sums of the
 # per-value sums. The values' weights alone decide which tests exist (as in the plain path).
 
+cdef intp_t _category_weights2(Splitter* sp, const int32_t* idx, const double* wt,
+                               intp_t start, intp_t end, const double* col,
+                               intp_t* nm_out) noexcept nogil:
+    """``_category_weights`` of a feature with two values and integer weights: the weights
+    summed as 64-bit integers (the value-1 rows' by a multiplication instead of a branch),
+    which are the doubles' exact integer sums."""
+    cdef intp_t p, nm = 0, present = 0
+    cdef int64_t tot = 0, one = 0, wi
+    cdef double x
+    for p in range(start, end):
+        x = col[idx[p]]
+        if isnan(x) or x < 0 or x >= 2:
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+            continue
+        wi = <int64_t>wt[p]
+        tot += wi
+        one += wi * (x >= 1.0)
+    sp.cat[0].W = <double>(tot - one)
+    sp.cat[1].W = <double>one
+    present = (tot - one > 0) + (one > 0)
+    nm_out[0] = nm
+    return present
+
+
 cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                               intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
     """sp.cat[v].W for every value (integer sums: the same in any order) and the
@@ -1747,6 +1958,8 @@ cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt
                 break
     if sp.node_int_w == 0:
         return -1
+    if k == 2:                  # two values: counted in integers, without a store per row
+        return _category_weights2(sp, idx, wt, start, end, col, nm_out)
     memset(acc, 0, 4 * k * sizeof(double))
     for p in range(start, end):
         x = col[idx[p]]
@@ -1771,7 +1984,7 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
     """Statistics of the rows whose value of f is in ``sel`` (T: the corrected total)."""
     cdef const double* col = sp.Xt + f * sp.n
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t k = sp.ncat[f], p, v, K = cd.K
+    cdef intp_t k = sp.ncat[f], p, v, K = cd.K, q
     cdef double x, ws = 0.0
     cdef bint own
     for v in range(k):
@@ -1782,14 +1995,17 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
         stats_clear(out, K)
     else:
         stats_copy(out, T, K)
+    # the side's rows listed first, without a branch on the side (unpredictable), then
+    # summed in one kernel call (sub_missing's arithmetic when not own)
+    q = 0
     for p in range(start, end):
         x = col[idx[p]]
-        if isnan(x) or x < 0 or x >= k or (sel[<intp_t>x] != 0) != own:
+        if isnan(x) or x < 0 or x >= k:
             continue
-        if own:
-            add_missing(out, cd.C + idx[p] * K, K, wt[p])
-        else:
-            sub_missing(out, cd.C + idx[p] * K, K, wt[p])
+        sp.srow[q] = idx[p]
+        sp.sw[q] = wt[p]
+        q += (sel[<intp_t>x] != 0) == own
+    add_missing_rows(out, cd.C, sp.srow, sp.sw, q, K, not own)
 
 
 cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
