@@ -5,7 +5,8 @@ Without STUDY every study runs (``make reproduce``). Each study's results are pe
 from them and computes only what is missing or what the fingerprint invalidated. ``--check``
 computes the fingerprint, re-renders every section from the persisted stores (no runs) and
 fails (exit 1) when a section is stale. ``--estimate`` prints what every study would cost on
-all of its shared data sets. ``--import DIR --build PYTHON`` persists the working stores of
+all of its shared data sets; ``--sample-costs`` measures the left-out ones on a slice of their
+runs for it. ``--import DIR --build PYTHON`` persists the working stores of
 another checkout's run when that build's fingerprint equals this one's.
 """
 from __future__ import annotations
@@ -39,8 +40,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="only rewrite (with --check: compare) the Run times section, from the "
                          "sections' stamps; runs nothing")
     ap.add_argument("--estimate", action="store_true",
-                    help="one-core hours of every study on all of its shared data sets "
-                         "(measured from the persisted stores, else extrapolated)")
+                    help="one-core hours of every study on all of its shared data sets, by "
+                         "source: the persisted runs' CPU or wall seconds, sampled costs "
+                         "(--sample-costs), else extrapolated (runs only the canary suite, "
+                         "when it is not cached)")
+    ap.add_argument("--sample-costs", action="store_true",
+                    help="measure the CPU cost of the left-out data sets of the studies on one "
+                         "slice of their runs each, into reproduce/stores/costs.json (resumes; "
+                         "--estimate uses them)")
+    ap.add_argument("--include-ran", action="store_true",
+                    help="with --sample-costs: also the data sets the studies ran whose stored "
+                         "runs have wall seconds only")
+    ap.add_argument("--cheapest-first", action="store_true",
+                    help="with --sample-costs: the pairs with the cheapest slices first (the "
+                         "default: the costliest pairs first)")
+    ap.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                    help="with --sample-costs: stop after this many seconds of wall time")
     ap.add_argument("--fingerprint", action="store_true",
                     help="print every study's fingerprint and the paths it depends on")
     ap.add_argument("--import", dest="import_dir", metavar="DIR", default=None,
@@ -59,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.jobs > 64:
         ap.error("--jobs must be between 1 and 64")
+    if args.budget is not None and (not args.sample_costs or args.budget <= 0):
+        ap.error("--budget needs --sample-costs and a positive number of seconds")
+    if (args.include_ran or args.cheapest_first) and not args.sample_costs:
+        ap.error("--include-ran and --cheapest-first need --sample-costs")
     if args.import_dir and not args.build:
         ap.error("--import needs --build PYTHON (the interpreter of the build that made it)")
     try:
@@ -106,7 +125,13 @@ def _run(args) -> int:
     if args.estimate:
         from reproduce import estimate
 
-        print(estimate.report(chosen))
+        print(estimate.report(chosen, digests=fw.canary_digests(args.jobs)))
+        return 0
+    if args.sample_costs:
+        from reproduce import costs
+
+        costs.sample_costs(chosen, budget=args.budget, jobs=args.jobs, ran=args.include_ran,
+                           cheapest_first=args.cheapest_first)
         return 0
     if args.fingerprint:
         return _fingerprints(chosen, args.jobs)

@@ -19,8 +19,9 @@ data set from rewriting the others. A part holds at most ``MAX_FILE`` bytes; par
 further when a file would exceed it (the repository's limit is 2 MB per file).
 
 What is kept: every run of the config's current plan (key, portable run hash, seed, sizes,
-times, every score) and the importances and meta a render reads (``keep``): all of them when
-they are small (``KEEP_ALL_BYTES``), else those the study's render and compute step read when
+times: wall seconds of ranking and evaluation and, since it is recorded, the CPU seconds of
+both, ``cpu_time_s``, the last column, empty in older stores; every score) and the
+importances and meta a render reads (``keep``): all of them when they are small (``KEEP_ALL_BYTES``), else those the study's render and compute step read when
 the store was written. A view asked for importances that were not kept says so
 (``StudyError``) instead of returning something else.
 
@@ -37,7 +38,7 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -50,7 +51,7 @@ KEEP_ALL_BYTES = 2_000_000         # raw importances of a config below this: all
 PARTIAL_KEEP_BYTES = 20_000_000    # an interrupted run's store keeps all below this
 MANIFEST = "manifest.json"
 RUN_COLUMNS = ("split", "labeled", "method", "params", "phash", "seed", "n_train", "n_test",
-               "rank_time_s", "eval_time_s", "n_targets", "imp", "meta")
+               "rank_time_s", "eval_time_s", "n_targets", "imp", "meta", "cpu_time_s")
 
 RunKey = tuple  # (dataset, split, labeled, method, params)
 
@@ -111,6 +112,12 @@ def _float(s: str) -> float | None:
     return None if s == "" else float(s)
 
 
+def cpu_time(row: dict[str, str]) -> float | None:
+    """A persisted run's CPU seconds (None: not recorded, as in stores written before the
+    column existed)."""
+    return _float(row.get("cpu_time_s") or "")
+
+
 def read_manifest(folder: Path) -> dict | None:
     p = Path(folder) / MANIFEST
     return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
@@ -129,13 +136,14 @@ def _working_rows(sqlite_dir: Path):
     """(datasets, runs, scores, rankings) of a working SQLite store's current runs."""
     with Store(sqlite_dir, create=False) as st:
         con = st.conn
+        cpu = "r.cpu_time_s" if st.has_cpu_time() else "NULL"
         datasets = {d: {"task": t, "n_examples": n, "feature_names": json.loads(f) if f else []}
                     for d, t, n, f in con.execute(
                         "SELECT dataset, task, n_examples, feature_names FROM datasets")}
         runs = con.execute(
             "SELECT r.run_id, r.dataset, r.split, r.labeled, r.method, r.params, r.run_hash, "
-            "r.seed, r.n_train, r.n_test, r.rank_time_s, r.eval_time_s, g.n_targets "
-            "FROM runs r JOIN current c USING (dataset, split, labeled, method, params) "
+            "r.seed, r.n_train, r.n_test, r.rank_time_s, r.eval_time_s, g.n_targets, " + cpu +
+            " FROM runs r JOIN current c USING (dataset, split, labeled, method, params) "
             "LEFT JOIN rankings g USING (run_id) "
             "ORDER BY r.dataset, r.split, r.labeled, r.method, r.params").fetchall()
         scores: dict[int, list[tuple[str, float | None]]] = {}
@@ -226,7 +234,7 @@ def _parts(rs, scores, ranking, kept, portable_hash, size: int | None = None) ->
                 metas[str(i)] = json.loads(m)
                 meta = 1
             rows.append([r[2], r[3], r[4], r[5], portable_hash(key), r[7], r[8], r[9], r[10],
-                         r[11], r[12], imp, meta])
+                         r[11], r[12], imp, meta, r[13]])
             srows += [[i, m, v] for m, v in scores.get(rid, [])]
         part = {"runs": _gz(_csv(RUN_COLUMNS, rows)),
                 "scores": _gz(_csv(("run", "measure", "value"), srows))}
@@ -337,38 +345,46 @@ CREATE TABLE rankings (run_id INTEGER PRIMARY KEY, importances BLOB, n_targets I
 
 
 # --------------------------------------------------------------------------- seeding
-def seed(folder: Path, sqlite_dir: Path, *, local_run, log=None) -> int:
-    """Write a persisted store's runs into a new working store (``results/``) so the runner
+def seed(folders: Path | Sequence[Path], sqlite_dir: Path, *, local_run, log=None) -> int:
+    """Write persisted stores' runs into a new working store (``results/``) so the runner
     resumes from them. ``local_run(key, portable hash)``: (this machine's run hash,
     definition) of a run of the current plan with that definition, or None (then the run is
-    left out and computed again). Runs whose importances were not
-    kept get an empty ranking and ``{"not_kept": true}`` meta (``StoreView`` refuses to
-    return them). Returns the number of runs written."""
-    p = Persisted(folder)
+    left out and computed again). A run found in several folders is taken from the first.
+    Runs whose importances were not kept get an empty ranking and ``{"not_kept": true}``
+    meta (``StoreView`` refuses to return them). Returns the number of runs written."""
+    folders = [Path(folders)] if isinstance(folders, (str, Path)) else list(folders)
     n = 0
     sqlite_dir = Path(sqlite_dir)
     tmp = sqlite_dir.with_name(sqlite_dir.name + ".seeding")
     if tmp.exists():
         shutil.rmtree(tmp)
+    done: set = set()
+    sets_put: set[str] = set()
     with Store(tmp) as st:
-        for d, info in p.datasets().items():
-            st.put_dataset(d, info["task"], info["n_examples"], info["feature_names"])
-        for key, r, sc, imp, meta in p.read():
-            local = local_run(key, r["phash"])
-            if local is None:
-                continue
-            run_hash, definition = local
-            st.put_run(key, run_hash=run_hash, definition=definition, seed=_int(r["seed"]),
-                       n_train=_int(r["n_train"]), n_test=_int(r["n_test"]),
-                       rank_time_s=_float(r["rank_time_s"]),
-                       eval_time_s=_float(r["eval_time_s"]),
-                       scores={m: (np.nan if v is None else v) for m, v in sc},
-                       importances=np.frombuffer(imp, "<f8") if imp is not None else
-                       np.empty(0), meta=meta if imp is not None else {"not_kept": True},
-                       n_targets=_int(r["n_targets"]))
-            n += 1
-            if log and n % 2000 == 0:
-                log(f"  {n} runs")
+        for p in map(Persisted, folders):
+            sets = p.datasets()
+            for key, r, sc, imp, meta in p.read():
+                local = None if key in done else local_run(key, r["phash"])
+                if local is None:
+                    continue
+                if key[0] not in sets_put:
+                    info = sets[key[0]]
+                    st.put_dataset(key[0], info["task"], info["n_examples"],
+                                   info["feature_names"])
+                    sets_put.add(key[0])
+                done.add(key)
+                run_hash, definition = local
+                st.put_run(key, run_hash=run_hash, definition=definition,
+                           seed=_int(r["seed"]), n_train=_int(r["n_train"]),
+                           n_test=_int(r["n_test"]), rank_time_s=_float(r["rank_time_s"]),
+                           eval_time_s=_float(r["eval_time_s"]), cpu_time_s=cpu_time(r),
+                           scores={m: (np.nan if v is None else v) for m, v in sc},
+                           importances=np.frombuffer(imp, "<f8") if imp is not None else
+                           np.empty(0), meta=meta if imp is not None else {"not_kept": True},
+                           n_targets=_int(r["n_targets"]))
+                n += 1
+                if log and n % 2000 == 0:
+                    log(f"  {n} runs")
     (tmp / "results.lock").unlink(missing_ok=True)
     tmp.replace(sqlite_dir)
     return n

@@ -514,6 +514,20 @@ def persisted_dir(cfg) -> Path:
     return STORES / cfg.name
 
 
+def donor_stores(cfg, cfp: str) -> list[Path]:
+    """The other configs' persisted stores made for the same fingerprint. A run's portable
+    hash does not depend on its config, so a config that widens another's data sets (a draft
+    on every set beside a section's subset) resumes from the runs they share instead of
+    computing them again; a store of another fingerprint lends nothing."""
+    from reproduce import artifacts
+
+    if not STORES.is_dir():
+        return []
+    return [d for d in sorted(STORES.iterdir())
+            if d.is_dir() and d.name != cfg.name and not d.name.startswith("_")
+            and artifacts.Persisted(d).fingerprint == cfp]
+
+
 def _complete(per, hashes: dict) -> bool:
     """The persisted store holds exactly the config's runs, each with its current definition."""
     return per.exists and per.phashes() == {k: ph for k, (ph, _) in hashes.items()}
@@ -587,12 +601,14 @@ def run_study(study: Study, *, jobs: int = 1, root: Path | None = None,
         sqlite_dir = cfg.output_dir(out)
         if recompute and sqlite_dir.exists():
             shutil.rmtree(sqlite_dir)
-        if current and not artifacts.is_working_store(sqlite_dir):
-            log(f"{study.name}: {cfg.name}: resuming from its persisted store")
-            n = artifacts.seed(persisted_dir(cfg), sqlite_dir,
-                               local_run=_local_run(cfg, hashes), log=log)
+        donors = [] if recompute else donor_stores(cfg, cfp)
+        if (current or donors) and not artifacts.is_working_store(sqlite_dir):
+            sources = ([persisted_dir(cfg)] if current else []) + donors
+            log(f"{study.name}: {cfg.name}: resuming from "
+                + ", ".join(_rel(s) for s in sources))
+            n = artifacts.seed(sources, sqlite_dir, local_run=_local_run(cfg, hashes), log=log)
             log(f"{study.name}: {cfg.name}: {n} persisted runs seeded into {sqlite_dir}")
-        elif per.exists and not current:
+        if per.exists and not current:
             log(f"{study.name}: {cfg.name}: persisted store made for fingerprint "
                 f"{per.fingerprint}, the code gives {cfp}: recomputing"
                 + (" (--recompute)" if recompute else ""))

@@ -110,6 +110,31 @@ cdef inline void add_codes(Stats* s, const uint8_t* x, const double* off, intp_t
     frcli_add_codes(s.s1, s.s2, x, off, K, w, second)
 
 
+cdef inline void add_row_full(Stats* s, const ClusterData* cd, intp_t row,
+                              double w) noexcept nogil:
+    """stats_add_row(s, cd, row, w, second=True), its complete-mode arithmetic written out
+    for up to four columns (no call: the builder adds every row of a split node once; one
+    target or a two-class one-hot is common). y is C's value (from the byte codes: the same
+    double, ``dense_codes``), then s1 += w y and s2 += (w y) y, as frcli_add_codes and
+    stats_add_row compute them."""
+    cdef intp_t c, K = cd.K
+    cdef double y
+    if cd.mode != MODE_COMPLETE or K > 4:
+        stats_add_row(s, cd, row, w, True)
+        return
+    s.W += w
+    if cd.C8 != NULL:
+        for c in range(K):
+            y = <double>cd.C8[row * K + c] - cd.off[c]
+            s.s1[c] = s.s1[c] + w * y
+            s.s2[c] = s.s2[c] + (w * y) * y
+    else:
+        for c in range(K):
+            y = cd.C[row * K + c]
+            s.s1[c] = s.s1[c] + w * y
+            s.s2[c] = s.s2[c] + (w * y) * y
+
+
 cdef inline double gain_dense(const Stats* S, const Stats* T, const double* a,
                               const double* TT, intp_t K) noexcept nogil:
     """gain() of the complete and sparse modes with TT[c] = T.s1[c]^2 / T.W precomputed;
@@ -158,7 +183,7 @@ cdef extern from *:
     #else
     #define FRCLI_MISS_CLONES
     #endif
-    FRCLI_MISS_CLONES static void frcli_add_missing(
+    static inline void frcli_miss_cols(
             double* __restrict s1, double* __restrict s2, double* __restrict nk,
             const double* __restrict y, Py_ssize_t K, double w) {
         for (Py_ssize_t c = 0; c < K; c++) {
@@ -170,9 +195,30 @@ cdef extern from *:
             nk[c] += wk;
         }
     }
+    FRCLI_MISS_CLONES static void frcli_add_missing(
+            double* __restrict s1, double* __restrict s2, double* __restrict nk,
+            const double* __restrict y, Py_ssize_t K, double w) {
+        frcli_miss_cols(s1, s2, nk, y, K, w);
+    }
+    /* Many rows at once (row rows[p] of C, ``stride`` values apart, its first K; weights
+       sw[p], times -1 with ``neg``), in the given order: the same column operations as
+       frcli_add_missing row after row (so the same sums bit for bit), without a dispatched
+       call per row. */
+    FRCLI_MISS_CLONES static void frcli_add_missing_rows(
+            double* __restrict s1, double* __restrict s2, double* __restrict nk,
+            const double* __restrict C, const int* __restrict rows,
+            const double* __restrict sw, Py_ssize_t m, Py_ssize_t K, Py_ssize_t stride,
+            int neg) {
+        for (Py_ssize_t p = 0; p < m; p++)
+            frcli_miss_cols(s1, s2, nk, C + (Py_ssize_t)rows[p] * stride, K,
+                            neg ? -sw[p] : sw[p]);
+    }
     """
     void frcli_add_missing(double* s1, double* s2, double* nk, const double* y, intp_t K,
                            double w) noexcept nogil
+    void frcli_add_missing_rows(double* s1, double* s2, double* nk, const double* C,
+                                const int32_t* rows, const double* sw, intp_t m, intp_t K,
+                                intp_t stride, int neg) noexcept nogil
 
 
 cdef inline void add_missing(Stats* s, const double* y, intp_t K, double w) noexcept nogil:
@@ -180,6 +226,21 @@ cdef inline void add_missing(Stats* s, const double* y, intp_t K, double w) noex
     (``frcli_add_missing``)."""
     s.W += w
     frcli_add_missing(s.s1, s.s2, s.nk, y, K, w)
+
+
+cdef inline void add_missing_rows(Stats* s, const double* C, const int32_t* rows,
+                                  const double* sw, intp_t m, intp_t K, bint neg) noexcept nogil:
+    """add_missing (``neg``: sub_missing) of rows[0..m) with weights sw, in that order: the
+    same sums, W included, as one call per row (``frcli_add_missing_rows``)."""
+    cdef intp_t p
+    if neg:
+        for p in range(m):
+            s.W -= sw[p]
+    else:
+        for p in range(m):
+            s.W += sw[p]
+    if m > 0 and K > 0:
+        frcli_add_missing_rows(s.s1, s.s2, s.nk, C, rows, sw, m, K, K, neg)
 
 
 cdef inline double var_known(double s1, double s2, double nk, double W,

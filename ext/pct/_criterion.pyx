@@ -330,3 +330,40 @@ def _node_kernels_check(const double[::1] s1, const double[::1] s2, const double
         o[1, c] = var_known(s1[c], s2[c], nk[c], W, est[c])
         o[3, c] = s1[c] / nk[c] if nk[c] > 0.0 else est[c]
     return out
+
+
+def _add_missing_rows_check(const double[:, ::1] Y, const int32_t[::1] rows,
+                            const double[::1] w, bint neg=False):
+    """Test hook: the missing mode's sums (W, s1, s2, nk) over Y's rows ``rows`` (in that
+    order, weights w) from one ``add_missing_rows`` call and from add_missing / sub_missing
+    row by row; the two must agree bit for bit. Returns (2, 3K + 1)."""
+    import numpy as np
+
+    cdef intp_t n = rows.shape[0], K = Y.shape[1], i
+    cdef Stats a, b
+    out = np.zeros((2, 3 * K + 1))
+    cdef double[:, ::1] o = out
+    if K == 0 or n == 0:
+        return out
+    if stats_alloc(&a, K) or stats_alloc(&b, K):
+        stats_free(&a)
+        stats_free(&b)
+        raise MemoryError()
+    add_missing_rows(&a, &Y[0, 0], &rows[0], &w[0], n, K, neg)
+    for i in range(n):
+        if neg:
+            sub_missing(&b, &Y[rows[i], 0], K, w[i])
+        else:
+            add_missing(&b, &Y[rows[i], 0], K, w[i])
+    o[0, 0] = a.W
+    o[1, 0] = b.W
+    for i in range(K):
+        o[0, 1 + i] = a.s1[i]
+        o[0, 1 + K + i] = a.s2[i]
+        o[0, 1 + 2 * K + i] = a.nk[i]
+        o[1, 1 + i] = b.s1[i]
+        o[1, 1 + K + i] = b.s2[i]
+        o[1, 1 + 2 * K + i] = b.nk[i]
+    stats_free(&a)
+    stats_free(&b)
+    return out

@@ -94,6 +94,8 @@ cdef struct Ctx:
     const int32_t* nr_feat
     const int32_t* nr_val
     bint int_sums                # missing mode, integer clustering values (``_splitter``)
+    const double* reach_X        # grow only the nodes these rows reach (``grow_forest``)
+    intp_t n_reach
 
 
 cdef inline double _row_err(const ErrSpec* es, intp_t b, intp_t row, const double* pred,
@@ -492,6 +494,8 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
             sp.share_ties = ctx.share_ties
             sp.realise_ties = ctx.share_ties and (ctx.rf_score or ctx.keep_values)
             sp.genie3_missing_both = ctx.genie3_missing_both
+            sp.reach_X = ctx.reach_X
+            sp.n_reach = ctx.n_reach
             _fast_paths(ctx, &sp, &ps, counts)
             if build_tree(&sp, tree, idx0, wt0, m, ctx.est0, pt_acc, ctx.col_group,
                           ctx.keep_values or ctx.rf_score) == 0:
@@ -586,14 +590,20 @@ cdef class GrowParams:
 
 
 def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t[::1] seeds,
-                Columns cols, GrowParams params, OobErrors oob=None, progress=None):
+                Columns cols, GrowParams params, OobErrors oob=None, progress=None,
+                reach=None):
     """Grow ``len(seeds)`` PCTs on the features Xt (F, n; feature-major) with their
     categories ncat (0 = numeric); returns a dict (trees, sums over trees of the scores).
 
     oob: the error blocks, required when ``params.rf_score``. progress: None, or an int64
     array (one slot per thread, frcli.engines.progress) to which each thread adds 1 per
     finished tree; nothing else reads it, so results do not depend on it.
+    reach: None, or rows (r, F) scaled as Xt: the trees are grown only where these rows
+    go (a node they do not reach stays a leaf), so the trees predict them exactly as the
+    whole trees do. Only for trees that draw nothing while they grow (best tests over all
+    features, ties to the first: then a node left unsplit changes no other node).
     """
+    cdef const double[:, ::1] reach_v
     cdef const double[:, ::1] C = cols.C
     cdef const double[::1] a = cols.a
     cdef int mode = cols.mode
@@ -653,6 +663,15 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
     ctx.share_ties = share_ties
     ctx.genie3_missing_both = genie3_missing_both
     ctx.seeds = &seeds[0]
+    if reach is not None:
+        if extra or 0 < max_features < F or random_ties or share_ties or rf_score:
+            raise ValueError("reach needs trees that draw nothing while they grow (best "
+                             "tests over all features, ties to the first, no RF score)")
+        reach_v = reach
+        if reach_v.shape[1] != F:
+            raise ValueError("reach must have one column per feature")
+        ctx.n_reach = reach_v.shape[0]
+        ctx.reach_X = &reach_v[0, 0] if ctx.n_reach > 0 else &Xt[0, 0]
     cdef const int32_t[:, ::1] ps_order
     cdef const int32_t[::1] ps_slot
     cdef const int32_t[::1] ps_rslot
@@ -662,8 +681,8 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
     cdef const uint8_t[:, ::1] ccodes
     cdef const double[:, ::1] cvals
     orders = {}             # the columns' value orders, sorted once for both plans
-    cplan = (count_plan(Xt, ncat, orders) if presort and not extra and mode == MODE_COMPLETE
-             else None)
+    cplan = (count_plan(Xt, ncat, orders)
+             if presort and not extra and mode in (MODE_COMPLETE, MODE_SPARSE01) else None)
     if cplan is not None:
         cslot, ccodes, cvals = cplan
         ctx.cslot = &cslot[0]

@@ -213,6 +213,63 @@ def _order(X, f, orders):
 
 
 
+cdef enum:
+    HASH_BITS = 10          # the distinct values' table: 1024 slots for at most 257 keys
+    HASH_SLOTS = 1024
+
+
+cdef intp_t _column_codes(const double* x, intp_t n, uint8_t* code, double* vals,
+                          uint64_t* keys, int32_t* slot_of) noexcept nogil:
+    """Each row's index among the column's distinct values (code) and those values ascending
+    (vals), in two passes and without sorting the rows: the number of distinct values, 257
+    when there are more than 256 (code and vals then unfinished), or -1 when a value is
+    missing. Values that compare equal (-0.0 and 0.0) are one value, kept as its first row
+    holds it, as the first of its run in the stable value order. keys, slot_of: HASH_SLOTS
+    scratch each."""
+    cdef intp_t i, j, h, nv = 0
+    cdef uint64_t k
+    cdef double v, t
+    cdef double asc[256]
+    cdef int32_t byv[256]
+    cdef uint8_t rk[256]
+    for h in range(HASH_SLOTS):
+        slot_of[h] = -1
+    for i in range(n):
+        v = x[i]
+        if v != v:
+            return -1
+        k = _key(v)
+        h = <intp_t>((k * <uint64_t>0x9E3779B97F4A7C15ULL) >> (64 - HASH_BITS))
+        while slot_of[h] >= 0 and keys[h] != k:
+            h = (h + 1) & (HASH_SLOTS - 1)
+        if slot_of[h] < 0:
+            if nv == 256:
+                return 257
+            keys[h] = k
+            slot_of[h] = <int32_t>nv
+            vals[nv] = v
+            nv += 1
+        code[i] = <uint8_t>slot_of[h]
+    # the distinct values ascending (insertion sort of at most 256; no two compare equal)
+    for j in range(nv):
+        byv[j] = <int32_t>j
+    for j in range(1, nv):
+        i = byv[j]
+        t = vals[i]
+        h = j - 1
+        while h >= 0 and vals[byv[h]] > t:
+            byv[h + 1] = byv[h]
+            h -= 1
+        byv[h + 1] = <int32_t>i
+    for j in range(nv):
+        rk[byv[j]] = <uint8_t>j
+        asc[j] = vals[byv[j]]
+    memcpy(vals, asc, nv * sizeof(double))
+    for i in range(n):
+        code[i] = rk[code[i]]
+    return nv
+
+
 cdef intp_t _column_plan(const double* x, intp_t n, int32_t* o, uint8_t* code, double* vals,
                          uint64_t* k1, uint64_t* k2, int32_t* i2, intp_t* hist) noexcept nogil:
     """The column's stable value order (o) and number of distinct values, or -1 when a value
@@ -244,8 +301,10 @@ def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, orders=None):
     -1 none, -2 a single value in the data; codes (n, nc) uint8: each row's value index;
     values (nc, 256) float64: the values, ascending), or None when no feature qualifies. The
     codes are stored row by row (n, nc): a node reads its rows' codes of all its candidates
-    in one pass. ``orders`` (a dict) receives the value orders of the features with more
-    values, which ``presort_plan`` then needs not sort again."""
+    in one pass. A column's codes come from a table of its distinct values
+    (``_column_codes``, no sort of the rows); only a column with more values is sorted
+    (``_column_plan``), and ``orders`` (a dict) receives those value orders, which
+    ``presort_plan`` then needs not sort again."""
     cdef intp_t F = Xt.shape[0], n = Xt.shape[1], f, nv
     cdef const int32_t[::1] k = ncat
     cslot = np.full(F, -1, dtype=np.int32)
@@ -261,20 +320,27 @@ def count_plan(const double[:, ::1] Xt, const int32_t[::1] ncat, orders=None):
     cdef intp_t[::1] hh = hist
     cdef uint8_t[::1] cv
     cdef double[::1] vv
+    hkeys = np.empty(HASH_SLOTS, dtype=np.uint64)
+    hslot = np.empty(HASH_SLOTS, dtype=np.int32)
+    cdef uint64_t[::1] hk = hkeys
+    cdef int32_t[::1] hs = hslot
     for f in range(F):
         if k[f] != 0:
             continue
-        o = np.empty(n, dtype=np.int32)
         code = np.empty(n, dtype=np.uint8)
         v = np.zeros(256)
-        ov = o
         cv = code
         vv = v
         with nogil:
-            nv = _column_plan(&Xt[f, 0], n, &ov[0], &cv[0], &vv[0], &a1[0], &a2[0], &j2[0],
-                              &hh[0])
+            nv = _column_codes(&Xt[f, 0], n, &cv[0], &vv[0], &hk[0], &hs[0])
         if nv < 0:
             continue
+        if nv > 256:        # the rows' value order, for the presorted lists
+            o = np.empty(n, dtype=np.int32)
+            ov = o
+            with nogil:
+                nv = _column_plan(&Xt[f, 0], n, &ov[0], &cv[0], &vv[0], &a1[0], &a2[0],
+                                  &j2[0], &hh[0])
         if nv == 1:
             cslot[f] = -2
         elif nv <= 256:

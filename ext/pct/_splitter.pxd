@@ -129,6 +129,10 @@ cdef struct Splitter:
     int32_t* ccand           # (max_features,) the node's coded candidates' rows of ccodes
     uint8_t* ncodes          # (coded candidates, node rows) their codes of the node's rows
     intp_t cap_ncodes
+    uint8_t* cguess          # (nc,) the common value of each coded feature in the last
+                             # node that swept it (``_count_codes``' guess)
+    intp_t best_crow         # after node_split: the row of ncodes holding the chosen
+                             # feature's codes (-1: none), valid until the next node
     const double* cvals      # (nc, 256) the values, ascending
     double* cbin             # (256 (K + 1)): per value W, then s1 (K each)
     intp_t* cseg             # (5 * 256) rows per value, each value's segment end in the sweep
@@ -141,8 +145,15 @@ cdef struct Splitter:
     double scrE              # the sweep's bound on the sum of its terms' magnitudes
     double scrE_node         # the same for the node's total (set by node_split)
     bint scr_on              # the current sweep screens its cuts
+    bint iint                # the other columns hold integers whose sums are exact (n y^2
+                             # below 2^52): with integer weights, T - R is the left side's sums
     double* cwacc            # (4 max_ncat) scratch of ``_category_weights``
     int node_int_w           # the node's weights are all integers: 1, 0, -1 = not known yet
+    # the builder grows only the nodes these rows reach (n_reach, F) row-major, scaled as
+    # the tree's X; NULL = every node. Only for trees that draw nothing while they grow
+    # (``_forest``): a node left unsplit then changes no other node
+    const double* reach_X
+    intp_t n_reach
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,

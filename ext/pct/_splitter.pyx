@@ -31,8 +31,9 @@ with the plain path, ``GrowParams(presort=False)``):
   order inside a run of equal values decides how the sums round; a feature without any tie
   in the data is swept straight from its list (``_sweep_tiefree``);
 * a numeric feature with at most 256 values in the data is swept per value
-  (``_sweep_values``): no sort, and in any node, its codes read once per node for all the
-  node's coded candidates (``_node_codes``);
+  (``_sweep_values``; in the sparse 0/1 mode ``_sweep_values_sparse``, for nodes whose
+  weights are bag counts): no sort, and in any node, its codes read once per node for all
+  the node's coded candidates (``_node_codes``);
 * the sweep's criterion updates are inlined (``_criterion.pxd``) with the same arithmetic;
 * a best test's cut (complete mode) is first bounded from two divisions and scored exactly
   only when it could beat the node's best or tie with it (``_cannot_matter``);
@@ -48,9 +49,11 @@ from frcli._ext._utils cimport (rand_int, rand_uniform, seed_state, sort_by_valu
 from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSING, stats_alloc,
                                     stats_free, stats_clear, stats_copy, stats_sub, stats_iadd,
                                     stats_add_row, stats_A2, gain, gain_dense, add_dense,
-                                    move_sparse, add_codes, add_missing, gain_missing,
+                                    move_sparse, add_codes, add_missing, add_missing_rows,
+                                    gain_missing,
                                     gain_missing_begin, sub_missing, var_sel,
-                                    frcli_screen_terms, frcli_gain_missing_terms)
+                                    frcli_screen_terms, frcli_gain_missing_terms,
+                                    frcli_add_missing_rows)
 from frcli._ext.pct._presort cimport Presort
 
 
@@ -83,6 +86,7 @@ cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const
     sp.alt_cats = <uint8_t*>calloc(mc, 1)
     sp.rng_ties = seed_state(seed ^ <uint64_t>0x9E3779B97F4A7C15ULL)
     sp.alt_feature = -1
+    sp.best_crow = -1
     sp.TT = <double*>malloc((3 * K + 1) * sizeof(double))   # see TT in _splitter.pxd
     sp.cat = <Stats*>calloc(mc, sizeof(Stats))
     sp.cat_own = sp.cat
@@ -111,8 +115,9 @@ cdef int _screen_columns(Splitter* sp, intp_t n) noexcept nogil:
     """The missing mode's screen (``_screened_out``): which columns have an unknown value
     somewhere in the data (their terms are computed exactly), a_c of the others."""
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t K = cd.K, i, c
+    cdef intp_t K = cd.K, i, c, j
     cdef const double* y
+    cdef double v, big
     if sp.sac != NULL:
         return 0
     sp.sicol = <int32_t*>malloc((K + 1) * sizeof(int32_t))
@@ -135,6 +140,19 @@ cdef int _screen_columns(Splitter* sp, intp_t n) noexcept nogil:
             sp.nic += 1
     # one block (a target's one-hot columns): its exact terms from the vectorised kernel
     sp.iblock = sp.nic > 0 and sp.sicol[sp.nic - 1] - sp.sicol[0] + 1 == sp.nic
+    big = 1.0
+    sp.iint = True
+    for i in range(n):
+        y = cd.C + i * K
+        for j in range(sp.nic):
+            v = y[sp.sicol[j]]
+            if v == v:
+                if v != floor(v):
+                    sp.iint = False
+                if fabs(v) > big:
+                    big = fabs(v)
+    if <double>(n if n > 0 else 1) * big * big >= 4503599627370496.0:    # 2^52
+        sp.iint = False
     return 0
 
 
@@ -196,6 +214,7 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.cnode)
     free(sp.ccand)
     free(sp.ncodes)
+    free(sp.cguess)
 
 
 cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
@@ -206,20 +225,25 @@ cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
     sp.cseg = <intp_t*>calloc(5 * 256, sizeof(intp_t))
     sp.cnode = <int32_t*>malloc((sp.F + 1) * sizeof(int32_t))
     sp.ccand = <int32_t*>malloc((sp.max_features + 1) * sizeof(int32_t))
-    if sp.cbin == NULL or sp.cseg == NULL or sp.cnode == NULL or sp.ccand == NULL:
+    sp.cnc = 0
+    for f in range(sp.F):
+        if cslot[f] >= 0:
+            sp.cnc += 1
+    sp.cguess = <uint8_t*>calloc(sp.cnc + 1, 1)
+    if (sp.cbin == NULL or sp.cseg == NULL or sp.cnode == NULL or sp.ccand == NULL
+            or sp.cguess == NULL):
         free(sp.cbin)
         free(sp.cseg)
         free(sp.cnode)
         free(sp.ccand)
+        free(sp.cguess)
         sp.cbin = NULL
         sp.cseg = NULL
         sp.cnode = sp.ccand = NULL
+        sp.cguess = NULL
         return -1
-    sp.cnc = 0
     for f in range(sp.F):
         sp.cnode[f] = -1
-        if cslot[f] >= 0:
-            sp.cnc += 1
     sp.cslot = cslot
     sp.ccodes = ccodes
     sp.cvals = cvals
@@ -357,11 +381,147 @@ cdef extern from *:
             buf[c] = a[c] * (s1[c] * s1[c] / WS + sO * sO / WO - TT[c]);
         }
     }
+    /* The positions of the node's rows off code g (pos[:q], returns q), branch-free. */
+    static Py_ssize_t frcli_off_list(const unsigned char* __restrict nc, Py_ssize_t m,
+                                     Py_ssize_t g, int* __restrict pos) {
+        Py_ssize_t q = 0;
+        for (Py_ssize_t p = 0; p < m; p++) {
+            pos[q] = (int)p;
+            q += nc[p] != g;
+        }
+        return q;
+    }
+    /* Counts and weights per value code of the listed rows (integer weights: a row adds
+       (weight << 32) + 1 to its code's counter, so a value's count is the low half and its
+       weight the high half; four interleaved counters per code, so that rows of one value
+       in a row do not wait on each other's increment). Every sum is an exact integer: the
+       weights of adding the doubles one by one. The range of the codes seen goes to lo[0],
+       hi[0] (255, 0 when none). pos NULL: the rows 0..q-1. */
+    static void frcli_code_counts(Py_ssize_t* __restrict c0, Py_ssize_t* __restrict c1,
+                                  Py_ssize_t* __restrict c2, Py_ssize_t* __restrict c3,
+                                  const unsigned char* __restrict nc,
+                                  const double* __restrict wt, const int* __restrict pos,
+                                  Py_ssize_t q, Py_ssize_t* lo, Py_ssize_t* hi) {
+        Py_ssize_t j = 0, p0, p1, p2, p3, b0, b1, b2, b3, mn = 255, mx = 0, t;
+        for (; j + 4 <= q; j += 4) {
+            if (pos) { p0 = pos[j]; p1 = pos[j + 1]; p2 = pos[j + 2]; p3 = pos[j + 3]; }
+            else { p0 = j; p1 = j + 1; p2 = j + 2; p3 = j + 3; }
+            b0 = nc[p0]; b1 = nc[p1]; b2 = nc[p2]; b3 = nc[p3];
+            c0[b0] += ((Py_ssize_t)wt[p0] << 32) + 1;
+            c1[b1] += ((Py_ssize_t)wt[p1] << 32) + 1;
+            c2[b2] += ((Py_ssize_t)wt[p2] << 32) + 1;
+            c3[b3] += ((Py_ssize_t)wt[p3] << 32) + 1;
+            t = b0 < b1 ? b0 : b1; t = t < b2 ? t : b2; t = t < b3 ? t : b3;
+            mn = mn < t ? mn : t;
+            t = b0 > b1 ? b0 : b1; t = t > b2 ? t : b2; t = t > b3 ? t : b3;
+            mx = mx > t ? mx : t;
+        }
+        for (; j < q; j++) {
+            p0 = pos ? pos[j] : j;
+            b0 = nc[p0];
+            c0[b0] += ((Py_ssize_t)wt[p0] << 32) + 1;
+            mn = mn < b0 ? mn : b0;
+            mx = mx > b0 ? mx : b0;
+        }
+        lo[0] = mn;
+        hi[0] = mx;
+    }
+    /* The per-value clustering sums of the listed rows (pos[:q], node order): each value's
+       sums in the order of frcli_value_sums, so the same doubles. */
+    FRCLI_SUMS_CLONES static void frcli_value_sums_list(
+            double* __restrict BS, const unsigned char* __restrict nc,
+            const int* __restrict idx, const double* __restrict wt,
+            const double* __restrict C, Py_ssize_t K, const int* __restrict pos,
+            Py_ssize_t q) {
+        Py_ssize_t j, c, p;
+        if (K == 1) {
+            for (j = 0; j < q; j++) {
+                p = pos[j];
+                BS[nc[p]] += wt[p] * C[idx[p]];
+            }
+            return;
+        }
+        for (j = 0; j < q; j++) {
+            p = pos[j];
+            double w = wt[p];
+            const double* __restrict y = C + (Py_ssize_t)idx[p] * K;
+            double* __restrict bs = BS + (Py_ssize_t)nc[p] * K;
+            for (c = 0; c < K; c++) bs[c] += w * y[c];
+        }
+    }
+    /* The sparse 0/1 mode's per-value column sums of the listed rows (integer weights:
+       exact integers in any order). */
+    static void frcli_label_sums_list(
+            double* __restrict BS, const unsigned char* __restrict nc,
+            const int* __restrict idx, const double* __restrict wt,
+            const int64_t* __restrict indptr, const int* __restrict indices, Py_ssize_t K,
+            const int* __restrict pos, Py_ssize_t q) {
+        Py_ssize_t j, p;
+        int64_t e;
+        for (j = 0; j < q; j++) {
+            p = pos[j];
+            double w = wt[p];
+            double* __restrict bs = BS + (Py_ssize_t)nc[p] * K;
+            for (e = indptr[idx[p]]; e < indptr[idx[p] + 1]; e++) bs[indices[e]] += w;
+        }
+    }
+    /* Extra trees' random test x <= thr on the gathered values X (positions pos into the
+       node's rows idx, weights wt): the left side's rows and weights to lrow / lw, the right
+       side's in place (pos, X), both in node order, the left weight summed in that order
+       (adding w * 0 = +0.0 for a right row leaves the sum as it is; weights are positive);
+       returns the left rows. No
+       branch per row: the side of a random threshold is unpredictable. */
+    static Py_ssize_t frcli_split_rows(
+            int* __restrict lrow, double* __restrict lw, int* pos, double* X,
+            const int* __restrict idx, const double* __restrict wt, Py_ssize_t m,
+            double thr, double* WL) {
+        Py_ssize_t nL = 0, nR = 0;
+        double s = 0.0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            int p = pos[j];
+            int lt = X[j] <= thr;
+            int r = idx[p];
+            double w = wt[p];
+            lrow[nL] = r;
+            lw[nL] = w;
+            pos[nR] = r;
+            X[nR] = w;
+            nL += lt;
+            nR += 1 - lt;
+            s += w * (double)lt;       /* w or +0.0, and s + 0.0 == s */
+        }
+        *WL = s;
+        return nL;
+    }
     """
     void frcli_dense_terms(double* buf, const double* a, const double* s1, const double* t1,
                            const double* TT, double WS, double WO, intp_t K) noexcept nogil
+    intp_t frcli_split_rows(int32_t* lrow, double* lw, int32_t* pos, double* X,
+                            const int32_t* idx, const double* wt, intp_t m, double thr,
+                            double* WL) noexcept nogil
     void frcli_value_sums(double* BS, const uint8_t* nc, const int32_t* idx, const double* wt,
                           const double* C, intp_t m, intp_t K, intp_t d) noexcept nogil
+    intp_t frcli_off_list(const uint8_t* nc, intp_t m, intp_t g, int32_t* pos) noexcept nogil
+    void frcli_code_counts(intp_t* c0, intp_t* c1, intp_t* c2, intp_t* c3,
+                           const uint8_t* nc, const double* wt, const int32_t* pos, intp_t q,
+                           intp_t* lo, intp_t* hi) noexcept nogil
+    void frcli_value_sums_list(double* BS, const uint8_t* nc, const int32_t* idx,
+                               const double* wt, const double* C, intp_t K, const int32_t* pos,
+                               intp_t q) noexcept nogil
+    void frcli_label_sums_list(double* BS, const uint8_t* nc, const int32_t* idx,
+                               const double* wt, const int64_t* indptr, const int32_t* indices,
+                               intp_t K, const int32_t* pos, intp_t q) noexcept nogil
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #define frcli_prefetch(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define frcli_prefetch(p) ((void)0)
+    #endif
+    """
+    void frcli_prefetch(const void* p) noexcept nogil
 
 
 cdef inline double _sweep_h(Splitter* sp, const Stats* T, double A2O, double A2T) noexcept nogil:
@@ -424,11 +584,40 @@ cdef inline double _screen_mass(const Splitter* sp, const Stats* T,
     return e
 
 
+cdef inline double _screened_h(const Splitter* sp, const Stats* S, const Stats* T,
+                               const double* TQ, double WS, double WO,
+                               double* e) noexcept nogil:
+    """The missing mode's division-free h of the test splitting T into S and T - S: the
+    columns with no unknown value from ``frcli_screen_terms``, the others' exact terms (their
+    magnitudes added to e[0])."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t i, c, K = cd.K
+    cdef double hf, t
+    hf = frcli_screen_terms(sp.sac, TQ, S.s1, S.s2, T.s1, T.s2, WS, WO, K)
+    if sp.iblock:
+        c = sp.sicol[0]
+        frcli_gain_missing_terms(sp.TT + K, cd.a + c, TQ + c, sp.est + c, S.s1 + c,
+                                 S.s2 + c, S.nk + c, T.s1 + c, T.s2 + c, T.nk + c, WS, WO,
+                                 sp.nic)
+        for i in range(sp.nic):
+            hf += sp.TT[K + i]
+            e[0] += fabs(sp.TT[K + i])
+    else:
+        for i in range(sp.nic):
+            c = sp.sicol[i]
+            t = cd.a[c] * (TQ[c] - WS * var_sel(S.s1[c], S.s2[c], S.nk[c], WS, sp.est[c])
+                           - WO * var_sel(T.s1[c] - S.s1[c], T.s2[c] - S.s2[c],
+                                          T.nk[c] - S.nk[c], WO, sp.est[c]))
+            hf += t
+            e[0] += fabs(t)
+    return hf
+
+
 cdef inline bint _screened_out(Splitter* sp, const Stats* T, const SplitRecord* best,
                                double WM, double WO) noexcept nogil:
     """Whether the cut with sp.mov on its moving side certainly fails ``_better``: its h
-    from ``frcli_screen_terms`` (the columns with no unknown value) plus the exact terms of
-    the others, and a bound on the distance to the exact h.
+    from ``_screened_h`` (division-free on the columns with no unknown value, exact on the
+    others), and a bound on the distance to the exact h.
 
     The bound: on a column with no unknown value both evaluations differ from the real-number
     term by at most about 16 u a_c (TQ_c + s2_S + s1_S^2/W_S + s2_O + s1_O^2/W_O), u the unit
@@ -438,31 +627,131 @@ cdef inline bint _screened_out(Splitter* sp, const Stats* T, const SplitRecord* 
     |terms|) covers both with a factor of two to spare; it is about 1e-8 on the P-DS / P-ML
     sets, against CLUS's tie band of 1e-6 (TIE_DELTA): a cut is computed exactly only when
     it may be the best so far."""
-    cdef const ClusterData* cd = sp.cd
-    cdef const Stats* M = &sp.mov
-    cdef intp_t i, c, K = cd.K
-    cdef double hf, t, e = sp.scrE, thr
+    cdef intp_t K = sp.cd.K
+    cdef double hf, e = sp.scrE, thr
     if WM <= 0.0 or WO <= 0.0:
         return False
-    hf = frcli_screen_terms(sp.sac, sp.TT, M.s1, M.s2, T.s1, T.s2, WM, WO, K)
-    if sp.iblock:
-        c = sp.sicol[0]
-        frcli_gain_missing_terms(sp.TT + K, cd.a + c, sp.TT + c, sp.est + c, M.s1 + c,
-                                 M.s2 + c, M.nk + c, T.s1 + c, T.s2 + c, T.nk + c, WM, WO,
-                                 sp.nic)
-        for i in range(sp.nic):
-            hf += sp.TT[K + i]
-            e += fabs(sp.TT[K + i])
-    else:
-        for i in range(sp.nic):
-            c = sp.sicol[i]
-            t = cd.a[c] * (sp.TT[c] - WM * var_sel(M.s1[c], M.s2[c], M.nk[c], WM, sp.est[c])
-                           - WO * var_sel(T.s1[c] - M.s1[c], T.s2[c] - M.s2[c],
-                                          T.nk[c] - M.nk[c], WO, sp.est[c]))
-            hf += t
-            e += fabs(t)
+    hf = _screened_h(sp, &sp.mov, T, sp.TT, WM, WO, &e)
     thr = MIN_GAIN if best.feature < 0 else best.h + TIE_DELTA
     return hf + 4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e < thr
+
+
+cdef double _random_screened_h(Splitter* sp, intp_t m, intp_t nL, double WL, double WR,
+                               double* bnd) noexcept nogil:
+    """Extra trees in the missing mode, the test's feature known in every row of the node
+    (T is the node's total), its right side the smaller: the test's h judged from that side,
+    h' (returned) within bnd[0] of the exact path's h. The exact path sums the left side row
+    by row (rows sp.srow[:nL], weights sp.sw, node order); here the right side's sums R are
+    taken (rows sp.pos[:m - nL], weights sp.Xf), the left side's as S' = T - R (on the
+    columns with unknown values exactly: T - R itself when those sums are integers, else
+    their own row sums), and h' = ``_screened_h``.
+
+    The bound, besides ``_screened_out``'s for the evaluation: S' and the exact path's left
+    sums S are recursive sums over at most m rows of terms whose magnitudes add up to
+    A_c = sum_i w_i |y_ic| (s2: s2_T,c), so |S' - S| <= k A_c with k = (2m + 6) u (the
+    errors of T, R and S and the subtraction). Moving s1 by d and s2 by d2 moves a side's
+    (s2 - s1^2/W)^+ by at most d2 + (2 |s1| d + d^2) / W, and |s1_S| <= sqrt(W_S s2_T),
+    A_c <= sqrt(W_T s2_T) (Cauchy-Schwarz), so the exact terms move by at most
+    k a_c s2_T (2 + 2 (sqrt(W_T/W_L) + sqrt(W_T/W_R)) + k W_T (1/W_L + 1/W_R)); summed with
+    sum_c a_c s2_T,c <= scrE_node / 2 and doubled, for slack."""
+    cdef const ClusterData* cd = sp.cd
+    cdef const Stats* T = &sp.tot
+    cdef Stats* S = &sp.trial
+    cdef intp_t K = cd.K, c, c0, p
+    cdef double hf, e, k
+    if sp.node_int_w < 0:
+        sp.node_int_w = 1
+        for p in range(nL):
+            if sp.sw[p] != floor(sp.sw[p]):
+                sp.node_int_w = 0
+                break
+        for p in range(m - nL):
+            if sp.Xf[p] != floor(sp.Xf[p]):
+                sp.node_int_w = 0
+                break
+    stats_clear(&sp.mov, K)
+    add_missing_rows(&sp.mov, cd.C, sp.pos, sp.Xf, m - nL, K, False)
+    S.W = WL
+    for c in range(K):
+        S.s1[c] = T.s1[c] - sp.mov.s1[c]
+        S.s2[c] = T.s2[c] - sp.mov.s2[c]
+        S.nk[c] = T.nk[c] - sp.mov.nk[c]
+    if sp.nic > 0 and not (sp.iint and sp.node_int_w == 1):
+        c0 = sp.sicol[0]                # (one block: ``_random_numeric_missing`` checks it)
+        memset(S.s1 + c0, 0, sp.nic * sizeof(double))
+        memset(S.s2 + c0, 0, sp.nic * sizeof(double))
+        memset(S.nk + c0, 0, sp.nic * sizeof(double))
+        frcli_add_missing_rows(S.s1 + c0, S.s2 + c0, S.nk + c0, cd.C + c0, sp.srow, sp.sw, nL,
+                               sp.nic, K, 0)
+    e = sp.scrE_node
+    hf = _screened_h(sp, S, T, sp.TT + 2 * K, WL, WR, &e)
+    k = 2.0 * (<double>m + 6.0) * UNIT_ROUNDOFF
+    bnd[0] = (4.0 * (<double>K + 32.0) * UNIT_ROUNDOFF * e
+              + k * sp.scrE_node * (2.0 + 2.0 * (sqrt(T.W / WL) + sqrt(T.W / WR))
+                                    + k * T.W * (1.0 / WL + 1.0 / WR)))
+    return hf
+
+
+cdef void _random_numeric_missing(Splitter* sp, const int32_t* idx, const double* wt,
+                                  intp_t start, intp_t end, intp_t f,
+                                  SplitRecord* best) noexcept nogil:
+    """``_random_numeric`` in the missing mode: the same draw, test and sums (the left side
+    row by row in node order), its passes merged and without a branch per row (the side of a
+    random threshold is unpredictable); with f known in every row of the node, a test whose
+    right side is the smaller is judged from that side (``_random_screened_h``) and scored
+    exactly only when its interval cannot decide."""
+    cdef const ClusterData* cd = sp.cd
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef intp_t p, j, m = 0, nm = 0, nL = 0, nR = 0
+    cdef double v, mn = INFINITY, mx = -INFINITY, thr, h, WL = 0.0, WR, w, lo, hi, bnd = 0.0
+    cdef int32_t r
+    cdef bint left
+    cdef Stats* T
+    for p in range(start, end):
+        v = col[idx[p]]
+        if isnan(v):
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+        else:
+            sp.Xf[m] = v
+            sp.pos[m] = <int32_t>p
+            m += 1
+            if v < mn:
+                mn = v
+            if v > mx:
+                mx = v
+    if m < 2 or mn >= mx:
+        return
+    thr = mn + rand_uniform(&sp.rng) * (mx - mn)
+    if thr >= mx:
+        thr = mn
+    # the left side's rows and weights (sp.srow, sp.sw) and the right side's (in place:
+    # sp.pos, sp.Xf), each in node order
+    nL = frcli_split_rows(sp.srow, sp.sw, sp.pos, sp.Xf, idx, wt, m, thr, &WL)
+    nR = m - nL
+    T = _corrected_total(sp, idx, wt, nm)
+    WR = T.W - WL
+    if WL < sp.min_leaf or WR < sp.min_leaf:
+        return
+    lo = hi = 0.0
+    if (nm == 0 and nR < nL and WL > 0.0 and WR > 0.0 and sp.sac != NULL
+            and not sp.share_ties and (sp.nic == 0 or sp.iblock)):
+        h = _random_screened_h(sp, m, nL, WL, WR, &bnd)
+        if bnd > 0.0 and bnd < INFINITY and h - h == 0.0:
+            lo = h - bnd
+            hi = h + bnd
+    if not lo < hi:         # no usable bound: the exact path
+        stats_clear(&sp.mov, cd.K)
+        add_missing_rows(&sp.mov, cd.C, sp.srow, sp.sw, nL, cd.K, False)
+        h = _gain_node(sp, &sp.mov, T)
+        lo = hi = h
+    # a screened test is resolved (``_exact_numeric_h``) only when the intervals cannot
+    # decide CLUS's rule; a screened best keeps its interval (the builder recomputes h*)
+    if _offer(sp, idx, wt, start, end, best, f, thr, &h, &lo, &hi):
+        _record(best, f, h, thr, WL, WR, WR / T.W)
+        if lo < hi:
+            best.h_lo = lo
+            best.h_hi = hi
 
 
 cdef inline bint _cannot_matter(const Splitter* sp, const Stats* T,
@@ -669,10 +958,89 @@ cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end)
         return -1
     out = sp.ncodes
     for p in range(m):
+        if p + 16 < m:      # the rows are scattered over the data: fetch ahead
+            frcli_prefetch(sp.ccodes + idx[start + p + 16] * nc)
         row = sp.ccodes + idx[start + p] * nc
         for j in range(k):
             out[j * m + p] = row[cs[j]]
     return 0
+
+
+cdef intp_t _count_codes(Splitter* sp, const uint8_t* nc, const double* wt, intp_t m,
+                         intp_t f, intp_t* lo, intp_t* hi, intp_t* common) noexcept nogil:
+    """The node's rows per value code (sp.cseg[:256]), the range [lo, hi] of the codes
+    present and the most common value (the first of equals). With integer weights (the bag
+    counts: ``exact_w``) also each value's weight (sp.cbin[:256], exact integers) and the
+    positions of the rows off the common value (sp.pos[:q]; returns q), else -1.
+
+    Integer weights: the rows off the feature's common value of the tree's previous node
+    (a guess, right in most nodes: a capped or sparse feature's rows mostly hold one value)
+    are listed first, and only they are counted (``frcli_code_counts``); that value takes
+    the node's rows and weight (T.W) less the others', the same integers. When another
+    value has more rows, the list is redone for it. The caller zeroes cseg[lo:hi + 1]."""
+    cdef intp_t* cnt = sp.cseg
+    cdef intp_t* c1 = sp.cseg + 512
+    cdef intp_t* c2 = sp.cseg + 768
+    cdef intp_t* c3 = sp.cseg + 1024
+    cdef double* BW = sp.cbin
+    cdef intp_t p = 0, b, b1, b2, b3, q, g, d, bmin = 255, bmax = 0
+    cdef double wsum = 0.0
+    if sp.exact_w and sizeof(intp_t) >= 8:      # 64-bit counters
+        g = sp.cguess[sp.cslot[f]]
+        q = frcli_off_list(nc, m, g, sp.pos)
+        frcli_code_counts(cnt, c1, c2, c3, nc, wt, sp.pos, q, &bmin, &bmax)
+        for b in range(bmin, bmax + 1):
+            p = cnt[b] + c1[b] + c2[b] + c3[b]
+            cnt[b] = p & <intp_t>0xFFFFFFFF
+            BW[b] = <double>(p >> 32)
+            wsum += BW[b]
+            c1[b] = c2[b] = c3[b] = 0
+        if q < m:
+            cnt[g] = m - q
+            BW[g] = sp.tot.W - wsum
+            bmin = min(bmin, g)
+            bmax = max(bmax, g)
+        d = _common_code(cnt, bmin, bmax)
+        if d != g:
+            q = frcli_off_list(nc, m, d, sp.pos)
+        sp.cguess[sp.cslot[f]] = <uint8_t>d
+    else:
+        q = -1
+        while p + 4 <= m:
+            b = nc[p]
+            b1 = nc[p + 1]
+            b2 = nc[p + 2]
+            b3 = nc[p + 3]
+            cnt[b] += 1
+            c1[b1] += 1
+            c2[b2] += 1
+            c3[b3] += 1
+            bmin = min(bmin, min(min(b, b1), min(b2, b3)))
+            bmax = max(bmax, max(max(b, b1), max(b2, b3)))
+            p += 4
+        while p < m:
+            b = nc[p]
+            cnt[b] += 1
+            bmin = min(bmin, b)
+            bmax = max(bmax, b)
+            p += 1
+        for b in range(bmin, bmax + 1):
+            cnt[b] += c1[b] + c2[b] + c3[b]
+            c1[b] = c2[b] = c3[b] = 0
+        d = _common_code(cnt, bmin, bmax)
+    lo[0] = bmin
+    hi[0] = bmax
+    common[0] = d
+    return q
+
+
+cdef inline intp_t _common_code(const intp_t* cnt, intp_t bmin, intp_t bmax) noexcept nogil:
+    """The value with the most rows (the first of equals)."""
+    cdef intp_t b, d = bmin
+    for b in range(bmin + 1, bmax + 1):
+        if cnt[b] > cnt[d]:
+            d = b
+    return d
 
 
 cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
@@ -693,7 +1061,7 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
     in node order). The minimum's rows are never moved, so its sums are needed only when it
     is not the most common value."""
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t K = cd.K, p, b, c, q, j, lo, d, bmin = 255, bmax = 0
+    cdef intp_t K = cd.K, p, b, c, q, j, lo, d, bmin, bmax
     cdef const uint8_t* nc = sp.ncodes + sp.cnode[f] * (end - start)
     cdef const double* vals = sp.cvals + sp.cslot[f] * 256
     cdef intp_t* cnt = sp.cseg
@@ -702,45 +1070,16 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef double* BS = sp.cbin + 256
     cdef double* bs
     cdef double* ms = sp.mov.s1
-    cdef const double* y
     cdef const Stats* T = &sp.tot
     cdef int32_t* pos = sp.pos
+    cdef intp_t m = end - start
+    cdef intp_t q_off = _count_codes(sp, nc, wt + start, m, f, &bmin, &bmax, &d)
+    cdef bint packed = q_off >= 0
     cdef bint by_row = not sp.exact_w
-    cdef double w
-    cdef int32_t r
-    cdef intp_t* c1 = sp.cseg + 512
-    cdef intp_t* c2 = sp.cseg + 768
-    cdef intp_t* c3 = sp.cseg + 1024
-    cdef intp_t b1, b2, b3, m = end - start
-    p = 0
-    while p + 4 <= m:           # four counts, so that equal values in a row do not wait on
-        b = nc[p]               # each other's increment
-        b1 = nc[p + 1]
-        b2 = nc[p + 2]
-        b3 = nc[p + 3]
-        cnt[b] += 1
-        c1[b1] += 1
-        c2[b2] += 1
-        c3[b3] += 1
-        bmin = min(bmin, min(min(b, b1), min(b2, b3)))
-        bmax = max(bmax, max(max(b, b1), max(b2, b3)))
-        p += 4
-    while p < m:
-        b = nc[p]
-        cnt[b] += 1
-        bmin = min(bmin, b)
-        bmax = max(bmax, b)
-        p += 1
-    for b in range(bmin, bmax + 1):
-        cnt[b] += c1[b] + c2[b] + c3[b]
-        c1[b] = c2[b] = c3[b] = 0
     if bmin < bmax and T.W >= 2.0 * sp.min_leaf:
-        d = bmin
-        for b in range(bmin + 1, bmax + 1):
-            if cnt[b] > cnt[d]:
-                d = b
         for b in range(bmin, bmax + 1):
-            BW[b] = 0.0
+            if not packed:
+                BW[b] = 0.0
             if cnt[b] > 0 and b != d:
                 memset(BS + b * K, 0, K * sizeof(double))
         if by_row:          # the sweep's order: values descending, the minimum's rows left out
@@ -748,16 +1087,18 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
             for b in range(bmax, bmin, -1):
                 cend[b] = q
                 q += cnt[b]
-        if by_row:
             for p in range(start, end):
                 b = nc[p - start]
                 if b != bmin:
                     pos[cend[b]] = <int32_t>p
                     cend[b] += 1
+            frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
+        elif packed:
+            frcli_value_sums_list(BS, nc, idx + start, wt + start, cd.C, K, pos, q_off)
         else:
             for p in range(start, end):
                 BW[nc[p - start]] += wt[p]
-        frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
+            frcli_value_sums(BS, nc, idx + start, wt + start, cd.C, m, K, d)
         _sweep_begin(sp, T)
         j = 0
         b = bmax
@@ -789,6 +1130,74 @@ cdef void _sweep_values(Splitter* sp, const int32_t* idx, const double* wt, intp
         memset(cnt + bmin, 0, (bmax - bmin + 1) * sizeof(intp_t))
 
 
+cdef bint _sweep_values_sparse(Splitter* sp, const int32_t* idx, const double* wt,
+                               intp_t start, intp_t end, intp_t f,
+                               SplitRecord* best) noexcept nogil:
+    """``_sweep_values`` of the sparse 0/1 mode (classification, multi-label), for nodes
+    whose weights are bag counts: every sum is then an exact integer. Each value's column
+    sums come from its rows' positive columns (the most common value's: the node's minus
+    the others'), and a value moves as the row sweep moves its rows, keeping both sides'
+    sum a_c s1_c^2 (``move_sparse``), one update per column for the whole value: the same
+    cuts in the same order, sums equal, the two A2 within rounding of the row sweep's (h by
+    about 1e-16, far inside CLUS's TIE_DELTA; the builder re-derives the chosen test's h*).
+    Returns False, having done nothing, when the node's values times the columns would
+    cost more than sorting the node (many labels, few rows): the caller then sorts."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t K = cd.K, b, c, lo, d, bmin, bmax, npresent = 0, m = end - start
+    cdef const uint8_t* nc = sp.ncodes + sp.cnode[f] * m
+    cdef const double* vals = sp.cvals + sp.cslot[f] * 256
+    cdef intp_t* cnt = sp.cseg
+    cdef double* BW = sp.cbin
+    cdef double* BS = sp.cbin + 256
+    cdef double* bs
+    cdef double* ms = sp.mov.s1
+    cdef const double* a = cd.a
+    cdef const Stats* T = &sp.tot
+    cdef double A2T, A2O, w, oM, oO
+    cdef bint done = True
+    cdef intp_t q_off = _count_codes(sp, nc, wt + start, m, f, &bmin, &bmax, &d)
+    for b in range(bmin, bmax + 1):
+        npresent += cnt[b] > 0
+    if q_off < 0 or npresent * K > 8 * m:     # (q_off < 0: no 64-bit counters)
+        done = False
+    elif bmin < bmax and T.W >= 2.0 * sp.min_leaf:
+        for b in range(bmin, bmax + 1):
+            if cnt[b] > 0 and b != d:
+                memset(BS + b * K, 0, K * sizeof(double))
+        frcli_label_sums_list(BS, nc, idx + start, wt + start, cd.indptr, cd.indices, K,
+                              sp.pos, q_off)
+        if d > bmin:        # the common value's sums (the minimum's are never needed)
+            bs = BS + d * K
+            memcpy(bs, T.s1, K * sizeof(double))
+            for b in range(bmin, bmax + 1):
+                if cnt[b] > 0 and b != d:
+                    for c in range(K):
+                        bs[c] -= BS[b * K + c]
+        A2T = _sweep_begin(sp, T)
+        A2O = A2T
+        b = bmax
+        while True:
+            sp.mov.W += BW[b]
+            bs = BS + b * K
+            for c in range(K):
+                w = bs[c]
+                if w != 0.0:
+                    oM = ms[c]
+                    oO = T.s1[c] - oM
+                    ms[c] = oM + w
+                    sp.mov.A2 += a[c] * (2.0 * oM * w + w * w)
+                    A2O += a[c] * (-2.0 * oO * w + w * w)
+            lo = b - 1
+            while cnt[lo] == 0:
+                lo -= 1
+            if not _try_cut(sp, T, best, f, A2O, A2T, vals[lo], vals[b], False) or lo == bmin:
+                break
+            b = lo
+    if bmin <= bmax:
+        memset(cnt + bmin, 0, (bmax - bmin + 1) * sizeof(intp_t))
+    return done
+
+
 cdef inline bint _constant(const double* v, intp_t m) noexcept nogil:
     """All m values equal: no test, and no sort needed to see it (deep nodes of fully grown
     trees on tied features, e.g. the semi-supervised forests of P-DS)."""
@@ -812,9 +1221,12 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef const double* ws = sp.sw
     if sp.cslot != NULL and sp.cslot[f] != -1:
         if sp.cslot[f] >= 0:
-            _sweep_values(sp, idx, wt, start, end, f, best)
-            return
-        if sp.cslot[f] == -2:       # one value in the whole data: never a test
+            if sp.cd.mode == MODE_COMPLETE:
+                _sweep_values(sp, idx, wt, start, end, f, best)
+                return
+            if sp.exact_w and _sweep_values_sparse(sp, idx, wt, start, end, f, best):
+                return
+        elif sp.cslot[f] == -2:     # one value in the whole data: never a test
             return
     if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
         if sp.ps.rslot[sp.ps.slot[f]] < 0:
@@ -1252,11 +1664,18 @@ cdef inline void _add_row_s1(Splitter* sp, intp_t row, double w) noexcept nogil:
 
 cdef double _exact_numeric_h(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                              intp_t end, intp_t f, double thr) noexcept nogil:
-    """h of ``x_f <= thr`` as the exact path computes it (complete mode, f known in every row
-    of the node): left sums row by row in the node's order, then gain()."""
+    """h of ``x_f <= thr`` as the exact path computes it (f known in every row of the node):
+    left sums row by row in the node's order, then gain() (the missing mode's: with the
+    node total's terms, as ``_random_numeric_missing``)."""
     cdef const ClusterData* cd = sp.cd
     cdef const double* col = sp.Xt + f * sp.n
     cdef intp_t p, K = cd.K
+    if cd.mode == MODE_MISSING:
+        stats_clear(&sp.mov, K)
+        for p in range(start, end):
+            if col[idx[p]] <= thr:
+                add_missing(&sp.mov, cd.C + idx[p] * K, K, wt[p])
+        return _gain_node(sp, &sp.mov, &sp.tot)
     sp.mov.W = 0.0
     memset(sp.mov.s1, 0, K * sizeof(double))
     for p in range(start, end):
@@ -1392,6 +1811,9 @@ cdef void _random_numeric(Splitter* sp, const int32_t* idx, const double* wt, in
     cdef intp_t m, nm, j, p
     cdef double mn, mx, thr, h, WL, WR, lo, hi
     cdef Stats* T
+    if cd.mode == MODE_MISSING:
+        _random_numeric_missing(sp, idx, wt, start, end, f, best)
+        return
     m = _gather(sp, idx, start, end, f, &nm)
     if m < 2:
         return
@@ -1491,6 +1913,31 @@ cdef void _random_nominal(Splitter* sp, const int32_t* idx, const double* wt, in
 # other side's rows. Integers in doubles: the same values as the plain path's sums of the
 # per-value sums. The values' weights alone decide which tests exist (as in the plain path).
 
+cdef intp_t _category_weights2(Splitter* sp, const int32_t* idx, const double* wt,
+                               intp_t start, intp_t end, const double* col,
+                               intp_t* nm_out) noexcept nogil:
+    """``_category_weights`` of a feature with two values and integer weights: the weights
+    summed as 64-bit integers (the value-1 rows' by a multiplication instead of a branch),
+    which are the doubles' exact integer sums."""
+    cdef intp_t p, nm = 0, present = 0
+    cdef int64_t tot = 0, one = 0, wi
+    cdef double x
+    for p in range(start, end):
+        x = col[idx[p]]
+        if isnan(x) or x < 0 or x >= 2:
+            sp.mpos[nm] = <int32_t>p
+            nm += 1
+            continue
+        wi = <int64_t>wt[p]
+        tot += wi
+        one += wi * (x >= 1.0)
+    sp.cat[0].W = <double>(tot - one)
+    sp.cat[1].W = <double>one
+    present = (tot - one > 0) + (one > 0)
+    nm_out[0] = nm
+    return present
+
+
 cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                               intp_t end, intp_t f, intp_t* nm_out) noexcept nogil:
     """sp.cat[v].W for every value (integer sums: the same in any order) and the
@@ -1511,6 +1958,8 @@ cdef intp_t _category_weights(Splitter* sp, const int32_t* idx, const double* wt
                 break
     if sp.node_int_w == 0:
         return -1
+    if k == 2:                  # two values: counted in integers, without a store per row
+        return _category_weights2(sp, idx, wt, start, end, col, nm_out)
     memset(acc, 0, 4 * k * sizeof(double))
     for p in range(start, end):
         x = col[idx[p]]
@@ -1535,7 +1984,7 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
     """Statistics of the rows whose value of f is in ``sel`` (T: the corrected total)."""
     cdef const double* col = sp.Xt + f * sp.n
     cdef const ClusterData* cd = sp.cd
-    cdef intp_t k = sp.ncat[f], p, v, K = cd.K
+    cdef intp_t k = sp.ncat[f], p, v, K = cd.K, q
     cdef double x, ws = 0.0
     cdef bint own
     for v in range(k):
@@ -1546,14 +1995,17 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
         stats_clear(out, K)
     else:
         stats_copy(out, T, K)
+    # the side's rows listed first, without a branch on the side (unpredictable), then
+    # summed in one kernel call (sub_missing's arithmetic when not own)
+    q = 0
     for p in range(start, end):
         x = col[idx[p]]
-        if isnan(x) or x < 0 or x >= k or (sel[<intp_t>x] != 0) != own:
+        if isnan(x) or x < 0 or x >= k:
             continue
-        if own:
-            add_missing(out, cd.C + idx[p] * K, K, wt[p])
-        else:
-            sub_missing(out, cd.C + idx[p] * K, K, wt[p])
+        sp.srow[q] = idx[p]
+        sp.sw[q] = wt[p]
+        q += (sel[<intp_t>x] != 0) == own
+    add_missing_rows(out, cd.C, sp.srow, sp.sw, q, K, not own)
 
 
 cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
@@ -1803,6 +2255,10 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
             sp.numeric_search(sp, idx, wt, start, end, f, best)
         sp.cand_lo[i] = best.c_lo
         sp.cand_hi[i] = best.c_hi
+    # the chosen feature's codes of the node's rows stay in ncodes for the builder
+    sp.best_crow = -1
+    if sp.cnode != NULL and best.feature >= 0:
+        sp.best_crow = sp.cnode[best.feature]
     for i in range(nf):         # the node's candidate slots off again
         f = sp.features[i]
         if batched:

@@ -26,6 +26,7 @@ from libc.math cimport isnan
 from frcli._ext._utils cimport grow
 from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
                                     stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q_own,
+                                    add_row_full,
                                     gain_buf, node_estimates, prototype)
 from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free, split_exact_h, counts_init)
@@ -47,6 +48,8 @@ cdef struct StackRec:
     int ps_ok               # the presorted lists hold this node's rows sorted
     int has_tot             # the node's statistics were kept from its parent's split
     int exact_w             # no row of the node is a missing-value copy (weights = bag counts)
+    intp_t rstart           # the reach rows arriving here: BuildBuf.rbuf[rstart:rend]
+    intp_t rend
 
 
 cdef void tree_free(TreeData* t) noexcept nogil:
@@ -144,6 +147,9 @@ cdef struct BuildBuf:
     Stats L
     Stats R
     Stats Tc
+    int32_t* rbuf           # the reach rows of the stacked nodes (Splitter.reach_X)
+    intp_t cap_r
+    intp_t n_r
 
 
 cdef inline void _stats_save(double* dst, const Stats* s, intp_t K) noexcept nogil:
@@ -288,6 +294,7 @@ cdef int build_tree(Splitter* sp, TreeData* t, const int32_t* idx0, const double
     free(b.colbuf)
     free(b.side)
     free(b.spool)
+    free(b.rbuf)
     stats_free(&b.L)
     stats_free(&b.R)
     stats_free(&b.Tc)
@@ -344,10 +351,13 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     cdef const int32_t* L
     cdef const uint8_t* code
     cdef const double* vals
-    cdef intp_t lo
+    cdef intp_t lo, cstride = 0
+    cdef Stats* LR[2]
     cdef double Q, h = 0.0, q_scale = 0.0, pl, pr, W, tol, v
     cdef int side, ps_child
-    cdef bint missing_mode = cd.mode == MODE_MISSING, leaf
+    cdef bint missing_mode = cd.mode == MODE_MISSING, leaf, reach = sp.reach_X != NULL
+    cdef intp_t jr
+    cdef int32_t rr
     t.K = K
     t.ncat = sp.ncat
     if (grow(<void**>&b.idx, &b.cap_idx, n0 + 16, sizeof(int32_t))
@@ -377,6 +387,16 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
     b.stack[0].exact_w = 1
     memcpy(b.pool, est0, K * sizeof(double))
     memset(b.pool + K, 0, K * sizeof(double))
+    b.stack[0].rstart = 0
+    b.stack[0].rend = 0
+    b.n_r = 0
+    if reach:
+        if grow(<void**>&b.rbuf, &b.cap_r, sp.n_reach + 16, sizeof(int32_t)):
+            return -1
+        for p in range(sp.n_reach):
+            b.rbuf[p] = <int32_t>p
+        b.stack[0].rend = sp.n_reach
+        b.n_r = sp.n_reach
     n_stack = 1
     while n_stack > 0:
         n_stack -= 1
@@ -413,7 +433,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         if node == 0:
             q_scale = Q / W if W > 0.0 else 0.0
         tol = REL_TOL * q_scale * W
-        leaf = W < 2.0 * sp.min_leaf or Q <= tol
+        leaf = W < 2.0 * sp.min_leaf or Q <= tol or (reach and rec.rend <= rec.rstart)
         if not leaf:
             sp.node_id = node
             sp.stamped = False
@@ -441,26 +461,41 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
             if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
                 # a feature with value codes (no missing values): x <= thr iff code <= the
                 # threshold's code (a byte per row instead of a double)
-                code = sp.ccodes + sp.cslot[f]        # (row by row: stride sp.cnc)
+                if sp.best_crow >= 0:   # the node's codes of f, in node order
+                    code = sp.ncodes + sp.best_crow * m
+                    cstride = 0
+                else:
+                    code = sp.ccodes + sp.cslot[f]        # (row by row: stride sp.cnc)
+                    cstride = sp.cnc
                 vals = sp.cvals + sp.cslot[f] * 256
                 lo = 0
                 while lo < 255 and vals[lo] != best.threshold:
                     lo += 1
-            for p in range(s, e):
-                if best.cut >= 0:
-                    side = sp.ps.right[b.idx[p]]
-                elif code != NULL:
-                    side = code[b.idx[p] * sp.cnc] > lo
-                else:
+            if best.cut >= 0 or code != NULL:
+                # no missing value (presorted or coded feature): each row's side indexes its
+                # statistics, so that no branch waits on the unpredictable side
+                LR[0] = &b.L
+                LR[1] = &b.R
+                for p in range(s, e):
+                    if best.cut >= 0:
+                        side = sp.ps.right[b.idx[p]]
+                    elif cstride == 0:
+                        side = code[p - s] > lo
+                    else:
+                        side = code[b.idx[p] * cstride] > lo
+                    b.side[p - s] = <uint8_t>side
+                    add_row_full(LR[side], cd, b.idx[p], b.wt[p])
+            else:
+                for p in range(s, e):
                     side = test_side(sp, f, best.threshold, sp.best_cats,
                                      sp.Xt[f * sp.n + b.idx[p]])
-                b.side[p - s] = <uint8_t>side
-                if side == 0:
-                    stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
-                elif side == 1:
-                    stats_add_row(&b.R, cd, b.idx[p], b.wt[p], True)
-                else:
-                    nmiss += 1
+                    b.side[p - s] = <uint8_t>side
+                    if side == 0:
+                        stats_add_row(&b.L, cd, b.idx[p], b.wt[p], True)
+                    elif side == 1:
+                        stats_add_row(&b.R, cd, b.idx[p], b.wt[p], True)
+                    else:
+                        nmiss += 1
             stats_copy(&b.Tc, &b.L, K)
             stats_iadd(&b.Tc, &b.R, K)
             h = gain_buf(&b.L, &b.Tc, cd, node_est, b.colbuf if pt_acc != NULL else NULL,
@@ -568,6 +603,18 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
         _push_child(b, n_stack, s + nr + nmiss, e + nmiss, node, &rec, 1, ps_child, nmiss,
                     &b.L, node_est, K, SW)
         n_stack += 1
+        if reach:       # the reach rows of each child, routed as prediction routes them
+            if grow(<void**>&b.rbuf, &b.cap_r, b.n_r + 2 * (rec.rend - rec.rstart) + 1,
+                    sizeof(int32_t)):
+                return -1
+            for side in range(2):                   # the right child, then the left one
+                b.stack[n_stack - 2 + side].rstart = b.n_r
+                for jr in range(rec.rstart, rec.rend):
+                    rr = b.rbuf[jr]
+                    if tree_route(t, node, sp.reach_X[rr * F + f]) != side:
+                        b.rbuf[b.n_r] = rr
+                        b.n_r += 1
+                b.stack[n_stack - 2 + side].rend = b.n_r
     return 0
 
 

@@ -3,6 +3,12 @@ results come back to the client, which alone writes the store (one transaction p
 
 Workers limit BLAS/OpenMP to one thread and call the rankers with ``jobs=1`` (the pool provides
 the parallelism; nested threads would only oversubscribe the cores).
+
+Each run records its wall seconds of ranking and of evaluation, and its CPU seconds of both:
+the worker process's own CPU time around them, which neither the machine's load nor the
+number of jobs inflates. It is exact when a process runs one task at a time (the local pool;
+a Dask cluster with one thread per worker, as ``--dask-scheduler local`` makes it); a Dask
+worker with several threads would count its other tasks' CPU time too.
 """
 from __future__ import annotations
 
@@ -163,6 +169,21 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="frcli-parent-watch", daemon=True).start()
 
 
+def cpu_seconds(seconds: float) -> float:
+    """CPU seconds as stored: to the millisecond (finer digits are noise and would only make
+    the persisted stores larger)."""
+    return round(max(0.0, float(seconds)), 3)
+
+
+def cpu_shares(walls: list[float]) -> list[float]:
+    """How one ranking call's CPU time is split over the rankings it returned: in proportion
+    to their own wall times (a Relief grid done in one pass gives each the same), evenly when
+    those are all zero. The shares sum to one, so a task's runs add up to what it cost."""
+    total = sum(walls)
+    n = max(1, len(walls))
+    return [w / total for w in walls] if total > 0 else [1.0 / n] * len(walls)
+
+
 def run_task(task: Task, threads: int = 1, forests: Any = None) -> dict[str, Any]:
     """Rank and evaluate one task with ``threads`` engine/BLAS threads; returns plain data
     (never raises). ``forests``: the ``ForestCache`` shared with the tasks run before it
@@ -211,30 +232,34 @@ def _run_task(task: Task, jobs: int, forests: Any) -> dict[str, Any]:
     if task.ranker.labeled_only:
         rank_data = rank_data.subset(rank_data.labeled)
     ranker = get_ranker(task.ranker.method)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     from frcli.rankers.ensemble import shared_forests
 
     with shared_forests(forests):   # Symbolic/Genie3/RF-score tasks of one ensemble: one forest
         rankings = ranker.rank(rank_data, task.ranker.params, seed=task.seed, jobs=jobs)
     total_rank = time.perf_counter() - t0
+    rank_cpu = time.process_time() - c0
     if len(rankings) != len(task.params):
         raise RuntimeError(f"{task.ranker.method} returned {len(rankings)} rankings for "
                            f"{len(task.params)} parameter combinations")
     declared = {p.name for p in ranker.params}
     expected = set(task.params)
+    walls = [float(rk.timings.get("rank_s", total_rank / len(rankings))) for rk in rankings]
+    shares = cpu_shares(walls)
     runs = []
     for pos, rk in enumerate(rankings):
         # match by the ranking's own params when complete; else by position (same order)
         key = run_params(task.ranker, {k: v for k, v in rk.params.items() if k in declared})
         if key not in expected:
             key = task.params[pos]
-        rank_s = rk.timings.get("rank_s", total_rank / len(rankings))
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         scores = evaluate_ranking(knn_train, test, rk.importances, task.evaluation)
         runs.append({"params": key, "scores": scores, "importances": rk.importances,
                      "per_target": rk.per_target, "meta": {**rk.meta, "timings": rk.timings},
-                     "rank_time_s": float(rank_s),
-                     "eval_time_s": time.perf_counter() - t1})
+                     "rank_time_s": walls[pos],
+                     "eval_time_s": time.perf_counter() - t1,
+                     "cpu_time_s": cpu_seconds(rank_cpu * shares[pos]
+                                               + time.process_time() - c1)})
     return {"runs": runs, "n_train": len(train_idx), "n_test": len(test_idx),
             "task": data.task, "n_examples": data.n_examples,
             "feature_names": data.feature_names}
@@ -528,7 +553,8 @@ def run_experiment(cfg: ExperimentConfig, *, jobs: int = 1, dask: str | None = N
                                                             task.ranker),
                                   seed=task.seed, n_train=res["n_train"], n_test=res["n_test"],
                                   rank_time_s=run["rank_time_s"],
-                                  eval_time_s=run["eval_time_s"], scores=run["scores"],
+                                  eval_time_s=run["eval_time_s"],
+                                  cpu_time_s=run.get("cpu_time_s"), scores=run["scores"],
                                   importances=run["importances"],
                                   per_target=run["per_target"], meta=run["meta"])
                     summary.runs_written += 1

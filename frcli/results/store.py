@@ -5,7 +5,10 @@ the whole run or nothing (WAL journal, ``synchronous=FULL``), and it needs no se
 client process writes; workers return results.
 
 Tables
-* ``runs``: one row per (dataset, split, labeled, method, params) with its hash, seed and times.
+* ``runs``: one row per (dataset, split, labeled, method, params) with its hash, seed and times:
+  wall seconds of ranking and of evaluation, and ``cpu_time_s``, the CPU seconds the worker
+  process spent on both (NULL in stores made before it was recorded: the column is added
+  when such a store is next opened for writing).
 * ``scores``: (run, measure, value).
 * ``rankings``: (run, importances as float64 bytes, per-target importances, meta JSON).
 * ``datasets``: feature names and task per data set (written once).
@@ -47,7 +50,7 @@ CREATE TABLE IF NOT EXISTS runs (
     method TEXT NOT NULL, params TEXT NOT NULL,
     run_hash TEXT NOT NULL, definition TEXT, seed INTEGER,
     n_train INTEGER, n_test INTEGER,
-    rank_time_s REAL, eval_time_s REAL, finished_at REAL,
+    rank_time_s REAL, eval_time_s REAL, finished_at REAL, cpu_time_s REAL,
     UNIQUE (dataset, split, labeled, method, params));
 CREATE TABLE IF NOT EXISTS scores (
     run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
@@ -337,6 +340,8 @@ class Store:
         try:
             self.conn = sqlite3.connect(str(path), timeout=60, isolation_level=None)
             self._check_tables()          # before anything writes (a foreign database)
+            if not self.has_cpu_time():   # a store made before CPU time was recorded
+                self.conn.execute("ALTER TABLE runs ADD COLUMN cpu_time_s REAL")
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.execute("PRAGMA foreign_keys=ON")
@@ -391,6 +396,12 @@ class Store:
         return _Transaction(self.conn)
 
     # -- reading -----------------------------------------------------------------------
+    @_guarded
+    def has_cpu_time(self) -> bool:
+        """Whether the runs table has the ``cpu_time_s`` column (stores made before it was
+        recorded lack it until they are opened for writing)."""
+        return any(r[1] == "cpu_time_s" for r in self.conn.execute("PRAGMA table_info(runs)"))
+
     @_guarded
     def finished(self) -> dict[RunKey, str]:
         """Run key → run hash of every stored run."""
@@ -474,10 +485,11 @@ class Store:
                 n_train: int, n_test: int, rank_time_s: float, eval_time_s: float,
                 scores: dict[str, float], importances: np.ndarray,
                 per_target: np.ndarray | None = None, meta: dict | None = None,
-                n_targets: int | None = None) -> None:
+                n_targets: int | None = None, cpu_time_s: float | None = None) -> None:
         """Write one run, its scores and its ranking in a single transaction (replacing a
         stored run with the same key). ``n_targets``: the per-target rankings' count when
-        their matrix is not given (a run copied from a store that kept only the count)."""
+        their matrix is not given (a run copied from a store that kept only the count);
+        ``cpu_time_s``: the CPU seconds of its ranking and evaluation (None: not measured)."""
         imp = np.ascontiguousarray(importances, dtype=np.float64)
         pt = None if per_target is None else np.ascontiguousarray(per_target, np.float64)
         with self._tx():
@@ -486,11 +498,11 @@ class Store:
                 "AND params=?", key)
             cur = self.conn.execute(
                 "INSERT INTO runs (dataset, split, labeled, method, params, run_hash, "
-                "definition, seed, n_train, n_test, rank_time_s, eval_time_s, finished_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "definition, seed, n_train, n_test, rank_time_s, eval_time_s, finished_at, "
+                "cpu_time_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*key, run_hash, json.dumps(definition, sort_keys=True, default=str),
                  int(seed), int(n_train), int(n_test), float(rank_time_s), float(eval_time_s),
-                 time.time()))
+                 time.time(), None if cpu_time_s is None else float(cpu_time_s)))
             rid = cur.lastrowid
             self.conn.executemany(
                 "INSERT INTO scores VALUES (?, ?, ?)",

@@ -191,10 +191,10 @@ def _grow(monkeypatch, ds, ensemble, kw, **grow_kw):
     """A forest grown with ``grow_kw`` set on the kernel's ``GrowParams``."""
     orig = _forest.grow_forest
 
-    def grow(Xt, ncat, seeds, cols, params, *args):
+    def grow(Xt, ncat, seeds, cols, params, *args, **kwargs):
         for k, v in grow_kw.items():
             setattr(params, k, v)
-        return orig(Xt, ncat, seeds, cols, params, *args)
+        return orig(Xt, ncat, seeds, cols, params, *args, **kwargs)
 
     monkeypatch.setattr(_forest, "grow_forest", grow)
     try:

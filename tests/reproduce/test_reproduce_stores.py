@@ -172,7 +172,7 @@ def test_run_study_persists_reuses_resumes_and_recomputes(tmp_path, monkeypatch)
     shutil.rmtree(fw.RESULTS)
     logs.clear()
     fw.run_study(study, digests=digests, progress=False)
-    assert any("resuming from its persisted store" in m for m in logs)
+    assert any("resuming from " in m and "tiny-study" in m for m in logs)
     assert any("8 tasks, 4 computed, 4 stored already" in m for m in logs), logs
     assert artifacts.Persisted(fw.STORES / "tiny-study").manifest["runs"] == 12
 
@@ -182,6 +182,44 @@ def test_run_study_persists_reuses_resumes_and_recomputes(tmp_path, monkeypatch)
     fw.run_study(study, digests=moved, progress=False)
     assert any("recomputing" in m for m in logs)
     assert any("8 tasks, 8 computed" in m for m in logs), logs
+
+
+def test_a_widened_config_resumes_from_another_configs_store(tmp_path, monkeypatch):
+    """A config that widens another (here by a ranker setting; a draft on more sets than a
+    section's subset alike), under another name with the same fingerprint, computes only what
+    the other's persisted store does not hold and gives the same numbers for what it shares;
+    a store of another fingerprint lends nothing."""
+    monkeypatch.setattr(fw, "STORES", tmp_path / "stores")
+    monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    def ref(name, ks):
+        return fw.ConfigRef("configs/quickstart.yaml", name=name, set={
+            "datasets": ["synth-regression"], "protocol": {"repeats": 2},
+            "rankers": ["uniform", {"method": "relief", "params": {"neighbours": ks}}]})
+    part, whole = ref("tiny-part", [5, 10]), ref("tiny-all", [5, 10, 20])
+    paths = fw.fingerprints({"digests": {}}).paths_of_config(whole.load())
+    digests = {"digests": {p: "a" * 16 for p in paths}}
+    fps = fw.fingerprints(digests)
+    assert fps.config(part.load()) == fps.config(whole.load())
+    logs = []
+    monkeypatch.setattr(fw, "log", logs.append)
+    study = fw.Study("tiny", "Tiny", (part,), lambda s: "## Tiny\n\ntext")
+    fw.run_study(study, digests=digests, progress=False)
+    logs.clear()
+    draft = fw.Study("tiny-draft", "Tiny", (whole,), lambda s: "## Tiny\n\ntext", draft=True)
+    fw.run_study(draft, digests=digests, progress=False)
+    assert any("resuming from " in m and "tiny-part" in m for m in logs), logs
+    assert any("4 tasks, 2 computed, 2 stored already" in m for m in logs), logs
+    a = fw.StoreView(fw.STORES / "tiny-part", part.load(), persisted=fw.STORES / "tiny-part")
+    b = fw.StoreView(fw.STORES / "tiny-all", whole.load(), persisted=fw.STORES / "tiny-all")
+    shared = b.frame.merge(a.frame[["split", "method", "params"]].drop_duplicates())
+    pd.testing.assert_frame_equal(a.frame.reset_index(drop=True), shared, check_like=True)
+    # another fingerprint: nothing is lent
+    moved = {"digests": {p: "b" * 16 for p in paths}}
+    logs.clear()
+    fw.run_study(draft, digests=moved, progress=False)
+    assert not any("resuming from" in m for m in logs)
+    assert any("4 tasks, 4 computed" in m for m in logs), logs
 
 
 def test_an_interrupted_run_persists_what_it_did(tmp_path, monkeypatch):

@@ -113,13 +113,18 @@ class PCTForest:
         self.jobs = max(1, int(jobs))
 
     def fit(self, dataset: Dataset, *, rf_score: bool = False, per_target: bool = False,
-            keep_values: bool = True, tree_range: tuple[int, int] | None = None
-            ) -> "PCTForest":
+            keep_values: bool = True, tree_range: tuple[int, int] | None = None,
+            predict_only: np.ndarray | None = None) -> "PCTForest":
         """Grow the trees; ``rf_score`` also computes the OOB permutation score.
 
         ``tree_range=(a, b)`` grows only trees a..b-1 of this forest (each tree draws from its
         own seed, word t of ``SeedSequence(seed)``, so the pieces are the forest's trees; see
-        ``scoring.forest_scores_sizes``)."""
+        ``scoring.forest_scores_sizes``).
+
+        ``predict_only=X``: the forest will only predict the rows of X (the internal CV of w),
+        so where the trees draw nothing while they grow (``reach_exact``) a node none of
+        these rows reaches is left unsplit: their predictions are those of the whole trees,
+        bit for bit, for a fraction of the work; the scores are then meaningless."""
         if rf_score and not self.bootstrap:
             raise ConfigError("the Random Forest score needs out-of-bag examples: use "
                               "bootstrap=true with extra trees (or bagging / rf)")
@@ -154,8 +159,12 @@ class PCTForest:
             random_ties=self.ties == "random", share_ties=self.ties == "share",
             genie3_missing_both=self.genie3_missing == "clus")
         oob = _forest.OobErrors(truth=truth_matrix(spec), **spec.blocks) if rf_score else None
+        reach = None
+        if predict_only is not None and self.reach_exact(mf, F) and not rf_score:
+            reach = np.ascontiguousarray(scale(np.asarray(predict_only, dtype=np.float64),
+                                               self.x_exp_))
         res = _forest.grow_forest(Xt, ncat, seeds, cols, params, oob,
-                                  progress.slots(len(seeds), "trees grown"))
+                                  progress.slots(len(seeds), "trees grown"), reach=reach)
         spec.raw = None              # the model keeps weights and offsets, not the data
         spec.truth_cols = []
         spec.C = spec.C[:0]
@@ -173,6 +182,12 @@ class PCTForest:
         self._rf = rf_score
         self._per_target = per_target and G > 0
         return self
+
+    def reach_exact(self, max_features: int, F: int) -> bool:
+        """Whether growing only where given rows go leaves their predictions unchanged:
+        the trees draw nothing after their bag (best tests over all features, ties to the
+        first), so no node's split depends on which other nodes were split."""
+        return self.ensemble != "et" and max_features >= F and self.ties == "first"
 
     # -- prediction --------------------------------------------------------------------
     def predict(self, X: np.ndarray) -> np.ndarray:

@@ -70,7 +70,7 @@ def choose_w(ds: Dataset, *, ensemble: str, trees: int, max_features: Any, min_l
                               w=w if w < 1.0 else None, w0=w0,
                               ties="first" if ties == "share" else ties, seed=seed + i,
                               jobs=jobs)
-            model.fit(sub)
+            model.fit(sub, predict_only=ds.X[test])
             total += cv_loss(ds, model, test)
         losses[w] = total
     best = min(losses.items(), key=lambda kv: (kv[1], -kv[0]))[0]

@@ -28,7 +28,7 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
     nominal: tuple[int, ...] = ()
     labeled = None
     semi = False
-    if kind == "ties":
+    if kind in ("ties", "ties1", "ties1int", "mlc-ties"):
         X[:, :6] = np.round(X[:, :6], 2)
         X[:, 6] = (X[:, 6] > 0.7).astype(float)
         X[:, 11] = np.round(X[:, 11], 5)     # a few ties: presorted, some nodes sort themselves
@@ -39,7 +39,7 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
         for j in (5, 6, 7, 11):  # the cap; below a test with missing values, fractional weights
             X[:, j] = np.minimum(rng.geometric(0.02 + 0.01 * j, n) * 60.0, 1440.0)
         X[:, 2] = np.round(X[:, 2], 2)      # a common minimum too
-    if kind in ("mlc", "missing", "ties"):
+    if kind in ("mlc", "missing", "ties", "ties1", "ties1int", "mlc-ties"):
         X[:, 9] = rng.integers(0, 3, n)
         X[:, 10] = (rng.random(n) < 0.1).astype(float)
         nominal = (9, 10)
@@ -53,9 +53,9 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
         F += 30
     feats = [Attribute(f"x{j}", "nominal", tuple(str(v) for v in range(int(X[:, j].max()) + 1)))
              if j in nominal else Attribute(f"x{j}", "numeric") for j in range(F)]
-    if kind in ("mlc", "sparse"):
+    if kind in ("mlc", "sparse", "mlc-ties"):
         Z = lin[:, None] + rng.standard_normal((n, 10)) * np.linspace(0.1, 1, 10)
-        q = 0.8 if kind == "mlc" else np.linspace(0.85, 0.995, 10)   # sparse: rare labels
+        q = 0.8 if kind != "sparse" else np.linspace(0.85, 0.995, 10)   # sparse: rare labels
         Y = (Z > np.quantile(Z, q, axis=0).diagonal() if kind == "sparse"
              else Z > np.quantile(Z, q, axis=0)).astype(np.uint8)
         targets = [Attribute(f"l{j}", "nominal", ("0", "1")) for j in range(10)]
@@ -69,6 +69,11 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
         y = np.digitize(lin + 0.2 * rng.standard_normal(n), [0.3, 0.8, 1.3]).astype(float)
         return Dataset(kind, X, feats, "classification", y[:, None],
                        [Attribute("y", "nominal", ("a", "b", "c", "d"))])
+    if kind in ("ties1", "ties1int"):   # one numeric target: the kernels' loops for one
+        y = lin + 0.1 * rng.standard_normal(n)    # column; integers 0..255: read as bytes
+        if kind == "ties1int":
+            y = np.clip(np.round(40 * y + 60), 0, 255)
+        return Dataset(kind, X, feats, "regression", y[:, None], [Attribute("y", "numeric")])
     Y = np.column_stack([lin, X[:, 5] * lin]) + 0.1 * rng.standard_normal((n, 2))
     if kind == "missing":
         Y[rng.random((n, 2)) < 0.1] = np.nan
@@ -81,6 +86,9 @@ def _data(kind: str, n: int = 1500, seed: int = 0) -> Dataset:
 
 
 CASES = [("plain", "rf", None), ("plain", "bagging", None), ("ties", "rf", 4),
+         ("ties1", "rf", 4), ("ties1", "bagging", None), ("ties1int", "rf", 4),
+         ("mlc-ties", "rf", 4),
+         ("mlc-ties", "bagging", None),
          ("missing", "bagging", 0.5), ("class", "rf", None), ("mlc", "rf", 0.5),
          ("mlc", "bagging", None), ("ssl", "rf", None), ("plain", "et", None),
          ("sparse", "rf", 0.3), ("sparse", "bagging", None), ("sparse", "et", 0.5),

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from frcli.data.dataset import Attribute, Dataset
-from frcli.engines.pct.columns import MODE_COMPLETE, clustering_spec
+from frcli.engines.pct.columns import MODE_COMPLETE, MODE_SPARSE01, clustering_spec
 from tests.conftest import need_kernel
 from tests.helpers.pct import dense_C, ncat_of, ref_candidates, ref_gain, ref_select
 
@@ -52,19 +52,26 @@ def dataset(rng, n, task):
         y = np.digitize(signal + 0.3 * rng.normal(size=n), [1.0, 2.5, 4.0]).astype(float)
         return Dataset("c", X, feats, task, y[:, None],
                        [Attribute("y", "nominal", ("a", "b", "c", "d"))])
+    if task == "classes9":          # nine classes: the sparse 0/1 mode
+        y = np.digitize(signal + 0.3 * rng.normal(size=n), np.linspace(0.0, 5.0, 8))
+        return Dataset("c9", X, feats, "classification", y[:, None].astype(float),
+                       [Attribute("y", "nominal", tuple("abcdefghi"))])
+    if task == "regression":        # one clustering column (the kernels' K = 1 loops)
+        y = signal + rng.normal(size=n)
+        return Dataset("r1", X, feats, task, y[:, None], [Attribute("y", "numeric")])
     Y = np.column_stack([signal, -signal * 0.3]) + rng.normal(size=(n, 2))
     return Dataset("r", X, feats, "mtr", Y, [Attribute(f"y{j}", "numeric") for j in range(2)])
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("task", ["mtr", "classification"])
+@pytest.mark.parametrize("task", ["mtr", "classification", "regression", "classes9"])
 @pytest.mark.parametrize("seed", range(6))
 def test_tied_features_choose_the_reference_test(seed, task, path):
     rng = np.random.default_rng([seed, len(task)])
     n = 600
     ds = dataset(rng, n, task)
     spec = clustering_spec(ds)
-    assert spec.mode == MODE_COMPLETE
+    assert spec.mode == (MODE_SPARSE01 if task == "classes9" else MODE_COMPLETE)
     ncat = ncat_of(ds)
     # a node: distinct rows with bag counts (the lists and counts paths need integer weights)
     rows = np.sort(rng.choice(n, size=int(rng.integers(30, n)), replace=False))

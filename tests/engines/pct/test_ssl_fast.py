@@ -211,3 +211,165 @@ def test_node_variances_and_prototypes_of_the_dispatched_kernels_are_the_plain_l
         o = _criterion._node_kernels_check(s1, s2, nk, W, est)
         assert np.array_equal(o[0].view(np.uint64), o[1].view(np.uint64))
         assert np.array_equal(o[2].view(np.uint64), o[3].view(np.uint64))
+
+
+def test_missing_mode_row_lists_sum_as_row_by_row_adds():
+    """``add_missing_rows`` (one kernel call for a list of rows: extra trees' sides, a
+    nominal subset's rows) must give add_missing's / sub_missing's sums row after row, bit
+    for bit: unknown values, fractional weights, repeated rows."""
+    from frcli._ext.pct import _criterion
+
+    rng = np.random.default_rng(9)
+    for _ in range(100):
+        n, K = int(rng.integers(1, 30)), int(rng.integers(1, 40))
+        Y = rng.normal(size=(n, K)) * rng.choice([1e-3, 1.0, 1e3], K)
+        Y[rng.random(Y.shape) < 0.4] = np.nan
+        rows = rng.integers(0, n, int(rng.integers(1, 50))).astype(np.int32)
+        w = rng.choice([1.0, 2.0, 0.37, 1 / 3], rows.size)
+        for neg in (False, True):
+            o = _criterion._add_missing_rows_check(Y, rows, w, neg)
+            assert np.array_equal(o[0].view(np.uint64), o[1].view(np.uint64))
+
+
+def _regression_ssl(n: int = 500, seed: int = 3, missing: bool = False) -> Dataset:
+    """Numeric features (skewed, tied, uncentred), a numeric target known on 30 % of the
+    rows: its sums are not integers, so a screened extra-trees test takes the target's
+    left sums row by row; ``missing`` adds unknown feature values (fractional weights)."""
+    rng = np.random.default_rng([seed, n])
+    X = np.column_stack([rng.exponential(1.0, n), np.round(rng.uniform(0, 1, n), 1),
+                         100.0 + rng.normal(size=n), rng.integers(0, 4, n).astype(float),
+                         rng.lognormal(0.0, 2.0, n)])
+    y = X[:, 0] * 3.0 + X[:, 1] + 0.1 * rng.normal(size=n)
+    if missing:
+        X[rng.random(n) < 0.1, 1] = np.nan
+    labeled = rng.random(n) < 0.3
+    Y = y[:, None].copy()
+    Y[~labeled] = np.nan
+    feats = [Attribute(f"x{j}", "numeric") for j in range(X.shape[1])]
+    return Dataset("regression-ssl", X, feats, "regression", Y, [Attribute("y", "numeric")],
+                   labeled=labeled, semi_supervised=True)
+
+
+ET_CASES = [(kind, w) for kind in ("mixed", "regression", "regression-missing")
+            for w in (0.0, 0.4, 0.9)]
+
+
+@pytest.mark.parametrize("kind,w", ET_CASES)
+def test_screened_extra_trees_grow_the_reference_trees(monkeypatch, kind, w):
+    """Extra trees in the missing mode judge a test whose right side is the smaller from
+    that side (``_splitter._random_screened_out``: left = total - right, within a proven
+    bound) and score it exactly only when it may win; the plain path
+    (``GrowParams(presort=False)``) scores every test from its left side. Class targets
+    (integer sums: total - right is exact), a numeric target (its left sums row by row),
+    fractional weights below missing feature values: every tree bit-identical."""
+    if kind == "mixed":
+        ds = _mixed_ssl(n=600, seed=7)
+    else:
+        ds = _regression_ssl(missing=kind == "regression-missing")
+    kw = {"trees": 4, "seed": 3, "min_leaf": 1.0, "w": w, "ties": "first"}
+    ref = _grow(monkeypatch, ds, "et", kw, presort=False)
+    fast = _grow(monkeypatch, ds, "et", kw)
+    _assert_identical(ref, fast)
+
+
+def test_screened_extra_trees_bound_covers_the_left_sums_from_the_right():
+    """The bound of ``_random_screened_out``, written out here: h' from S' = T - R (the
+    right side's sums taken from the node's) against the exact path's h from the left
+    side's own sums, on the columns with no unknown value. h' and h differ in their last
+    bits (a skip without the bound's perturbation part would be over-eager), and always by
+    less than the bound."""
+    from frcli._ext.pct import _criterion
+
+    u = 2.0 ** -53
+    rng = np.random.default_rng(17)
+    differ = 0
+    for _ in range(300):
+        K = int(rng.integers(1, 40))
+        m = int(rng.integers(4, 600))
+        y = rng.normal(size=(m, K)) * rng.choice([1e-2, 1.0, 30.0], K) + rng.choice(
+            [0.0, 5.0, 1e3], K)
+        w = rng.integers(1, 4, m).astype(float)
+        left = rng.random(m) < rng.uniform(0.5, 0.99)
+        left[0], left[-1] = True, False
+
+        def seq(rows):          # sums in node order, one row after another, as the kernels
+            wy = w[rows, None] * y[rows]
+            s1 = np.cumsum(wy, axis=0)[-1]
+            s2 = np.cumsum(wy * y[rows], axis=0)[-1]
+            return s1, s2, float(np.cumsum(w[rows])[-1])
+        t1, t2, WT = seq(np.arange(m))
+        l1, l2, WL = seq(np.flatnonzero(left))
+        r1, r2, _ = seq(np.flatnonzero(~left))
+        WR = WT - WL
+        a = 1.0 / np.maximum(y.var(0), 1e-3)
+        TQ = WT * np.maximum(t2 / WT - (t1 / WT) ** 2, 0.0)
+        terms, _ = _criterion._gain_missing_terms_check(a, TQ, np.zeros(K), l1, l2,
+                                                        np.full(K, WL), t1, t2, np.full(K, WT),
+                                                        WL, WR)
+        exact = 0.0
+        for t in terms:
+            exact += t
+        screened = _criterion._screen_terms_check(a, TQ, t1 - r1, t2 - r2, t1, t2, WL, WR)
+        e = float((a * (np.abs(TQ) + 2.0 * np.abs(t2))).sum())
+        k = 2.0 * (m + 6.0) * u
+        bound = (4.0 * (K + 32) * u * e
+                 + k * e * (2.0 + 2.0 * (np.sqrt(WT / WL) + np.sqrt(WT / WR))
+                            + k * WT * (1.0 / WL + 1.0 / WR)))
+        assert abs(screened - exact) <= bound, (K, m, screened, exact, bound)
+        differ += screened != exact
+    assert differ > 0
+
+
+@pytest.mark.parametrize("kind", ["nominal", "missing", "mixed", "regression-missing"])
+def test_forests_grown_for_their_predictions_predict_as_the_whole_forests(kind):
+    """``fit(predict_only=X)`` (the internal CV of w) leaves unsplit the nodes no row of X
+    reaches, where the trees draw nothing while they grow (bagging, ties to the first):
+    X's predictions must be the whole forest's bit for bit, test rows with unknown values
+    following both branches (routing them one way only would change them). Random
+    forests and extra trees draw per node: their trees are grown whole."""
+    from frcli.engines.pct.model import PCTForest
+
+    if kind == "regression-missing":
+        ds = _regression_ssl(missing=True)
+    elif kind == "mixed":
+        ds = _mixed_ssl()
+    else:
+        ds = _nominal_ssl(missing=kind == "missing")
+    rng = np.random.default_rng(1)
+    lab = np.flatnonzero(ds.labeled)
+    unknown = lab[np.isnan(ds.X[lab]).any(axis=1)][:8]          # some with unknown values
+    test = np.union1d(unknown, rng.choice(np.setdiff1d(lab, unknown), 32, replace=False))
+    train = np.setdiff1d(np.arange(ds.n_examples), test)
+    if kind in ("missing", "regression-missing"):
+        assert np.isnan(ds.X[test]).any()
+    sub = ds.subset(train)
+    for ens, w in (("bagging", 0.5), ("bagging", 0.0), ("bagging", None), ("rf", 0.5),
+                   ("et", 0.5)):
+        kw = {"trees": 4, "seed": 2, "min_leaf": 1.0, "w": w, "ties": "first"}
+        whole = PCTForest(ens, **kw).fit(sub)
+        part = PCTForest(ens, **kw).fit(sub, predict_only=ds.X[test])
+        for f in ("prototypes", "predict_targets"):
+            pa, pb = getattr(whole, f)(ds.X[test]), getattr(part, f)(ds.X[test])
+            assert pa.tobytes() == pb.tobytes(), (ens, w, f)
+        nodes = [sum(len(t["feature"]) for t in m.trees_) for m in (whole, part)]
+        assert nodes[1] < nodes[0] if ens == "bagging" else nodes[1] == nodes[0], (ens, nodes)
+
+
+def test_growing_for_given_rows_refuses_trees_that_draw_while_they_grow():
+    ds = _nominal_ssl()
+    spec = clustering_spec(ds, w=0.5)
+    cols = _forest.Columns(spec.C, spec.a, spec.mode, spec.indptr, spec.indices, spec.est0,
+                           spec.col_group, len(spec.group_names), None, None)
+    Xt = np.ascontiguousarray(ds.X.T)
+    ncat = ds.n_categories.astype(np.int32)
+    seeds = np.arange(2, dtype=np.uint64)
+    F = ds.n_features
+    for params in (_forest.GrowParams(max_features=F, min_leaf=1.0, extra=True),
+                   _forest.GrowParams(max_features=3, min_leaf=1.0),
+                   _forest.GrowParams(max_features=F, min_leaf=1.0, random_ties=True)):
+        with pytest.raises(ValueError, match="draw nothing"):
+            _forest.grow_forest(Xt, ncat, seeds, cols, params, reach=ds.X[:5])
+    res = _forest.grow_forest(Xt, ncat, seeds, cols,
+                              _forest.GrowParams(max_features=F, min_leaf=1.0),
+                              reach=ds.X[:0])
+    assert all(len(t["feature"]) == 1 for t in res["trees"])     # no row to predict: a leaf

@@ -1,0 +1,324 @@
+"""``python -m reproduce --sample-costs [STUDY ...] [--budget SECONDS]``: what a left-out data
+set of a study would cost with the current engines, measured on a sample of its planned runs.
+
+A *pair* is one (config, data set) of a study's configs as their files have them (a
+``*-subset`` config stands for its whole file). A *sample* of a pair runs one slice of its
+plan: every ranker of the config on the first split, at one labelled-set size (the middle
+one of the protocol's sizes; all rows when the protocol thins none), in a worker process of
+its own, as the runner would run them (forest groups share their forest). It records the CPU
+seconds of their ranking and evaluation (``cpu_time_s`` of the runs, the process's own CPU
+time: right however loaded the machine is) and their wall seconds, beside the number of runs
+the whole pair plans; ``python -m reproduce --estimate`` then counts the pair as CPU seconds
+per sampled run × planned runs. The slice is a sample of the plan, not all of it: splits of
+one data set cost about the same, but labelled-set sizes may not, and the middle size stands
+for all of them.
+
+Samples are kept in ``reproduce/stores/costs.json`` (committed, a few hundred bytes each),
+keyed ``<config>/<data set>``, each with
+
+* ``fingerprint``: the hash of the canary digests of the paths the pair's runs take (the
+  config fingerprint of the config on that data set alone, ``reproduce/fingerprint.py``), so
+  a sample is stale exactly when an engine it uses changes its outputs;
+* ``plan``: the hash of the pair's run keys and portable run hashes, so a sample is stale
+  when the config's runs on that set change.
+
+A stale sample is ignored by ``--estimate`` and taken again by ``--sample-costs``, which
+skips the pairs with a current sample (so it resumes), stops when ``--budget`` seconds of
+wall time have passed (the sample running then is ended and not recorded), and logs one
+line per sample. Several such commands may run at once: each writes the file under a lock,
+merging what the others wrote.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as _dt
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+from reproduce import coverage
+from reproduce import framework as fw
+
+COSTS = fw.STORES / "costs.json"
+FORMAT = 1
+
+
+# --------------------------------------------------------------------------- pairs
+@dataclasses.dataclass
+class Pair:
+    """One (config, data set) of a study's configs as their files have them. ``state``:
+    'ran' (the study runs it), 'left' (a shared set the study leaves out) or 'covered' (left
+    out by this config, but another config of the study with the same rankers, protocol and
+    evaluation runs it: counting it again would count the same runs twice)."""
+
+    config: str           # the name of the config as the study runs it (its store's name)
+    dataset: str
+    state: str
+    full: object          # the whole config (ExperimentConfig)
+    spec: object          # the DatasetSpec
+    ran: object = None    # the config as the study runs it
+
+    @property
+    def key(self) -> str:
+        return f"{self.config}/{self.dataset}"
+
+    def alone(self):
+        """The whole config on this data set alone."""
+        return dataclasses.replace(self.full, datasets=(self.spec,))
+
+
+def _same_runs(a, b) -> bool:
+    return (a.rankers == b.rankers and a.protocol == b.protocol
+            and a.evaluation == b.evaluation and a.knn_train == b.knn_train)
+
+
+def pairs(study) -> list[Pair]:
+    """Every (config, shared data set) pair of the study, in config-file order."""
+    universe = set(coverage.data_sets(study)["shared"])
+    ran = [(ref, ref.load()) for ref in study.configs]
+    out = []
+    for ref, cfg in ran:
+        full = fw._full_config(ref)
+        have = {d.name for d in cfg.datasets}
+        for d in full.datasets:
+            if d.name not in universe:
+                continue
+            if d.name in have:
+                state = "ran"
+            elif any(o is not cfg and _same_runs(full, o) and d.name in
+                     {x.name for x in o.datasets} for _, o in ran):
+                state = "covered"
+            else:
+                state = "left"
+            out.append(Pair(cfg.name, d.name, state, full, d, cfg))
+    return out
+
+
+def plan_key(pair: Pair) -> str:
+    """Hash of the pair's run keys and portable run hashes."""
+    h = hashlib.sha256()
+    for key, (ph, _) in fw.plan_hashes(pair.alone()).items():
+        h.update(json.dumps([list(key), ph]).encode())
+    return h.hexdigest()[:12]
+
+
+def planned_runs(pair: Pair) -> int:
+    return sum(1 for _ in fw.plan_hashes(pair.alone()))
+
+
+def fingerprint(pair: Pair, fps) -> str:
+    """The config fingerprint of the pair's config on its data set alone."""
+    from reproduce.fingerprint import config_paths, digest_of
+
+    return digest_of(fps.resolve(config_paths(pair.alone(), fps.traits)), fps.digests)
+
+
+def slice_of(cfg) -> tuple[int, int]:
+    """(split, labelled-set size) of a sample: the first split, the middle size."""
+    sizes = sorted(cfg.protocol.labeled or (0,))
+    return 0, sizes[(len(sizes) - 1) // 2]
+
+
+# --------------------------------------------------------------------------- stored costs
+def wall_seconds(runs: list[tuple[tuple, float, float]]) -> float:
+    """The wall seconds of runs [(key, ranking s, evaluation s)]. A ranking call that
+    returns a whole grid in one pass (Relief, ReliefE) stores the pass's wall time with each
+    of its runs; runs of one task (data set, split, labelled size, method) that all carry the
+    same ranking time came from one such call, which counts once. (Separately measured
+    rankings never carry bit-equal times.)"""
+    tasks: dict[tuple, list[float]] = {}
+    total = 0.0
+    for key, rank_s, eval_s in runs:
+        tasks.setdefault(tuple(key[:4]), []).append(rank_s)
+        total += eval_s
+    for ts in tasks.values():
+        total += ts[0] if len(ts) > 1 and ts[0] > 0 and len(set(ts)) == 1 else sum(ts)
+    return total
+
+
+def persisted(cfg) -> dict[str, tuple[int, float, float, int]]:
+    """Data set → (runs, wall seconds, CPU seconds, runs with CPU seconds) of the persisted
+    store of ``cfg``."""
+    from reproduce import artifacts
+
+    runs: dict[str, list] = {}
+    cpu: dict[str, list[float]] = {}
+    for key, r, *_ in artifacts.Persisted(fw.persisted_dir(cfg)).read(with_blobs=False):
+        runs.setdefault(key[0], []).append((key, float(r["rank_time_s"] or 0),
+                                            float(r["eval_time_s"] or 0)))
+        c = artifacts.cpu_time(r)
+        if c is not None:
+            cpu.setdefault(key[0], []).append(c)
+    return {d: (len(rs), wall_seconds(rs), sum(cpu.get(d, ())), len(cpu.get(d, ())))
+            for d, rs in runs.items()}
+
+
+
+# --------------------------------------------------------------------------- the file
+def load(path: Path = COSTS) -> dict:
+    """{pair key: sample} of the samples file ({} when there is none)."""
+    if not Path(path).is_file():
+        return {}
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    return dict(doc.get("samples") or {}) if doc.get("format") == FORMAT else {}
+
+
+def current(samples: dict, pair: Pair, fp: str, plan: str) -> dict | None:
+    """The pair's sample when it was taken for this fingerprint and plan, else None."""
+    s = samples.get(pair.key)
+    if s is None or s.get("fingerprint") != fp or s.get("plan") != plan:
+        return None
+    return s
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    import fcntl
+
+    lock = fw.RESULTS / "costs.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def save(key: str, sample: dict, path: Path = COSTS) -> None:
+    """Add one sample to the file, merging what other commands wrote meanwhile."""
+    from reproduce import artifacts
+
+    path = Path(path)
+    with _locked(path):
+        samples = load(path)
+        samples[key] = sample
+        artifacts.write_json(path, {"format": FORMAT, "samples": dict(sorted(samples.items()))})
+
+
+# --------------------------------------------------------------------------- sampling
+def _sample(cfg, split: int, labeled: int) -> dict:
+    """Run one slice of ``cfg`` (one data set) in this process; the runs' CPU and wall
+    seconds (ranking plus evaluation, as the runner stores them)."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from frcli.experiment.executor import (_forest_groups, _run_group, build_plan, preflight,
+                                           with_screens)
+
+    plan = with_screens(build_plan(cfg), preflight(cfg))    # loads the data: not counted
+    tasks = [t for t in plan if t.split == split and t.labeled == labeled]
+    cpu, walls = 0.0, []
+    for group in _forest_groups(tasks):
+        for task, res in zip(group, _run_group(group, 1)):
+            if "error" in res:
+                raise RuntimeError(f"{task.label}: {res['error']}")
+            for r in res["runs"]:
+                cpu += r["cpu_time_s"]
+                walls.append(((task.dataset.name, task.split, task.labeled, task.ranker.method,
+                               r["params"]), r["rank_time_s"], r["eval_time_s"]))
+    return {"runs": len(walls), "cpu_s": round(cpu, 2),
+            "wall_s": round(wall_seconds(walls), 2)}
+
+
+def _priority(study) -> dict[str, float]:
+    """Pair key → its linear extrapolation (seconds): the order in which to sample."""
+    rows = fw.study_estimate(study)["rows"]
+    return {f"{c}/{d}": (0.0 if s != s else s) for c, d, s, _ in rows}
+
+
+def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict | None = None,
+                 path: Path = COSTS, ran: bool = False, cheapest_first: bool = False) -> int:
+    """Sample every left-out pair of the chosen studies that has no current sample (with
+    ``ran``, also every pair they ran whose persisted runs have no CPU seconds), the
+    costliest by the linear extrapolation or the stored wall seconds first, ``jobs`` at a
+    time, until ``budget`` seconds of wall time have passed (``cheapest_first``: the pairs
+    whose slice that estimate makes cheapest first, so a short budget samples many).
+    Returns the number of samples taken."""
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from frcli.experiment.executor import _stop_workers, die_with_parent
+
+    deadline = None if budget is None else time.monotonic() + budget
+    digests = digests or fw.canary_digests(jobs)
+    fps = fw.fingerprints(digests)
+    todo, seen = [], set()
+    samples = load(path)
+    for st in chosen:
+        prio = _priority(st)
+        for p in pairs(st):
+            if p.key in seen or p.state == "covered" or (p.state == "ran" and not ran):
+                continue
+            if p.state == "ran":
+                n, _, _, n_cpu = persisted(p.ran).get(p.dataset, (0, 0.0, 0.0, 0))
+                if n and n_cpu == n:
+                    continue
+            seen.add(p.key)
+            fp, plan = fingerprint(p, fps), plan_key(p)
+            if current(samples, p, fp, plan) is not None:
+                continue
+            total = prio.get(p.key, 0.0)
+            if cheapest_first:       # the slice's share of the pair's cost
+                split_n = p.full.protocol.n_splits * len(p.full.protocol.labeled or (0,))
+                total = -total / max(1, split_n)
+            todo.append((total, p, fp, plan))
+    fps.traits.save()
+    todo.sort(key=lambda x: -x[0])
+    fw.log(f"sampling the costs of {len(todo)} (config, data set) pairs"
+           + (f" within {budget:.0f} s" if budget else "") + f", {jobs} at a time; "
+           f"{len(seen) - len(todo)} have a current sample")
+    taken = 0
+    queue = list(todo)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
+                             initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+        futs: dict = {}
+
+        def fill() -> None:
+            while queue and len(futs) < jobs:
+                _, p, fp, plan = queue.pop(0)
+                split, labeled = slice_of(p.full)
+                f = pool.submit(_sample, p.alone(), split, labeled)
+                futs[f] = (p, fp, plan, split, labeled, time.monotonic())
+
+        try:
+            fill()
+            while futs:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TimeoutError
+                done, _ = wait(list(futs), timeout=left, return_when=FIRST_COMPLETED)
+                if not done:
+                    raise TimeoutError
+                for f in done:
+                    p, fp, plan, split, labeled, t0 = futs.pop(f)
+                    try:
+                        res = f.result()
+                    except Exception as e:  # noqa: BLE001 - one pair fails, the others go on
+                        fw.log(f"{p.key}: sample failed: {e}")
+                        continue
+                    n = planned_runs(p)
+                    sample = {**res, "split": split, "labeled": labeled, "planned": n,
+                              "fingerprint": fp, "plan": plan, "commit": fw.commit(),
+                              "date": _dt.date.today().isoformat()}
+                    save(p.key, sample, path)
+                    taken += 1
+                    per = res["cpu_s"] / max(1, res["runs"])
+                    fw.log(f"{p.key}: split {split}"
+                           + (f", {labeled} labelled" if labeled else "")
+                           + f": {res['runs']} runs, {res['cpu_s']:.1f} s CPU "
+                           f"({res['wall_s']:.1f} s wall, {time.monotonic() - t0:.0f} s "
+                           f"elapsed); {per:.2f} s CPU per run × {n} planned = "
+                           f"{per * n / 3600:.2f} h")
+                fill()
+        except (TimeoutError, KeyboardInterrupt) as e:
+            running = ", ".join(p.key for p, *_ in futs.values())
+            _stop_workers(pool)
+            why = "the budget is spent" if isinstance(e, TimeoutError) else "interrupted"
+            fw.log(f"{why}: stopped {running or 'nothing'} (not recorded); "
+                   f"{len(queue)} pairs not started")
+            if isinstance(e, KeyboardInterrupt):
+                raise
+    fw.log(f"{taken} samples taken, kept in {fw._rel(path)}")
+    return taken
