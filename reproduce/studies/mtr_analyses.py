@@ -202,10 +202,8 @@ def render(stores, version: Version) -> str:
         f" **Subset:** the {N} shared sets with at most 23 features ({md.listing(sets)}); "
         f"{md.listing(sorted(OTHER_SETS - set(sets)))} (263-411 features) were left out for "
         f"time on the shared 2-core machine, where bagging and ET (all features tried per "
-        f"node) in their STR versions take hours on them. The draft study "
-        f"`mtr-analyses-all` (`python -m reproduce mtr-analyses-all`) runs the same analyses "
-        f"on all 11; its stores accumulate across sessions, and its section replaces this one "
-        f"once they are complete.")
+        f"node) in their STR versions take most of an hour each (`Version(full=False)` "
+        f"in `reproduce/studies/mtr_analyses.py`).")
     out += [f"On {N} of the paper's 24 MTR sets, the same protocol as Table 7 (10 hold-outs, "
             f"5NN, RRMSE; means rounded to 3 decimals before ranking, P0:1031-1033). "
             f"`configs/mtr-ensembles.yaml` runs the 8 (score, ensemble) pairs in their MTR and "
