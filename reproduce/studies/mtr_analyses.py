@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -32,48 +30,19 @@ TABLE4 = ("Genie3-RF-STR", "Genie3-RF-MTR", "Symb50-RF-MTR", "Symb50-RF-STR",
 TABLE5 = ("It100Neigh15MTR", "It50Neigh15STR", "It25Neigh40STR", "It25Neigh40MTR",
           "It100Neigh30STR", "It100Neigh40MTR")
 TIMING_SPLITS = 3
-# The six sets with at most 23 features: `Version(full=False)` runs only them, in minutes
-# (bagging and ET in their STR versions take most of an hour on each of atp1d/atp7d,
-# oes10/oes97 and osales); the section runs all 11.
-SUBSET = ("edm", "enb", "jura", "scpf", "slump", "wq")
-
-
-@dataclass(frozen=True)
-class Version:
-    """Which stores one version of the study reads: the six low-F sets or all 11."""
-
-    study: str
-    full: bool
-
-    @property
-    def ens(self) -> str:
-        return "mtr-ensembles" if self.full else "mtr-ensembles-lowf"
-
-    @property
-    def grid(self) -> str:
-        return "mtr-relief-grid" if self.full else "mtr-relief-grid-lowf"
-
-    @property
-    def rf_clus(self) -> str:
-        """The RF score as CLUS computes it (rf_variant=clus: a tree's permutations
-        accumulate, errors in the targets' units), which produced the paper's numbers, on the
-        same forests (same seeds): measured 18 s for the four RF rankings on edm's 10 splits
-        (one core, load 14)."""
-        return f"{self.ens}-rfclus"
-
-    def configs(self) -> tuple[ConfigRef, ...]:
-        sets = {} if self.full else {"datasets": list(SUBSET)}
-        return (
-            ConfigRef("configs/mtr-ensembles.yaml", name=self.ens, set=sets),
-            ConfigRef("configs/mtr-relief-grid.yaml", name=self.grid, set=sets),
-            ConfigRef("configs/mtr-ensembles.yaml", name=self.rf_clus, set={
-                **sets,
-                "rankers": [{"method": m, "params": {"trees": 100, "min_leaf": 2,
-                                                     "rf_variant": "clus", "ties": "first"}}
-                            for m in RF_RANKERS]}))
-
-
+ENS, GRID = "mtr-ensembles", "mtr-relief-grid"
+# The RF score as CLUS computes it (rf_variant=clus: a tree's permutations accumulate, errors
+# in the targets' units), which produced the paper's numbers, on the same forests (same
+# seeds): measured 18 s for the four RF rankings on edm's 10 splits (one core, load 14).
+RF_CLUS = "mtr-ensembles-rfclus"
 RF_RANKERS = ("rf-rf", "rf-bagging", "rf-rf-str", "rf-bagging-str")
+CONFIGS = (
+    ConfigRef("configs/mtr-ensembles.yaml"),
+    ConfigRef("configs/mtr-relief-grid.yaml"),
+    ConfigRef("configs/mtr-ensembles.yaml", name=RF_CLUS, set={
+        "rankers": [{"method": m, "params": {"trees": 100, "min_leaf": 2,
+                                             "rf_variant": "clus", "ties": "first"}}
+                    for m in RF_RANKERS]}))
 
 
 def ens_label(score: str, ens: str, variant: str) -> str:
@@ -110,7 +79,7 @@ CANDIDATES = {  # paper name -> (method, params)
 }
 
 
-def compute_timing(stores, version: Version) -> None:
+def compute_timing(stores) -> None:
     """Seconds per candidate, data set and split, each ranking computed alone on one core
     (the paper times each ranking separately; the runner shares forests between scores)."""
     from threadpoolctl import threadpool_limits
@@ -119,10 +88,10 @@ def compute_timing(stores, version: Version) -> None:
     from frcli.data.splits import holdout_splits
     from frcli.rankers.registry import get_ranker
 
-    path = stores.work(version.study) / "timing.json"
+    path = stores.work("mtr-analyses") / "timing.json"
     if path.exists():
         return
-    cfg = stores[version.ens].config
+    cfg = stores[ENS].config
     out: dict[str, dict[str, list[float]]] = {}
     with threadpool_limits(limits=1):
         for d in cfg.datasets:
@@ -139,12 +108,12 @@ def compute_timing(stores, version: Version) -> None:
     path.write_text(json.dumps(out, indent=1))
 
 
-def rf_definition(stores, version: Version, df, ws, twelve, order12, lower, N) -> list[str]:
+def rf_definition(stores, df, ws, twelve, order12, lower, N) -> list[str]:
     """The RF rankings scored both ways on the same forests: the papers' stated definition
     (the rows above) and CLUS's, which computed the paper's numbers."""
     P = paper("mtr")
     t4 = P.table("table4")
-    clus = A.wide(stores[version.rf_clus], MEASURE, label)
+    clus = A.wide(stores[RF_CLUS], MEASURE, label)
     rf_cols = [c for c in clus.columns if c.startswith("RF-")]
     dc = df.copy()
     dc[rf_cols] = clus.loc[df.index, rf_cols]
@@ -168,7 +137,7 @@ def rf_definition(stores, version: Version, df, ws, twelve, order12, lower, N) -
         "numbers came from CLUS, whose RF score lets a tree's permutations accumulate and "
         "measures errors in the targets' units (`rf_variant=clus`; the CLUS-agreement section "
         "shows it agrees with CLUS where the thesis score does not). Both are cheap here, so "
-        f"the same forests (same seeds) were scored CLUS's way too (`{version.rf_clus}`); mean RRMSE "
+        f"the same forests (same seeds) were scored CLUS's way too (`{RF_CLUS}`); mean RRMSE "
         f"over our {N} sets, Wilcoxon against the plain 5NN, and the place among the 12 "
         "candidates with the RF rankings scored either way:", "",
         md.table(["ranking", "RRMSE thesis", "RRMSE clus", "p thesis", "p clus",
@@ -189,27 +158,21 @@ def rf_definition(stores, version: Version, df, ws, twelve, order12, lower, N) -
         "for numeric targets only.", ""]
 
 
-def render(stores, version: Version) -> str:
+def render(stores) -> str:
     P = paper("mtr")
-    ens = A.wide(stores[version.ens], MEASURE, label)
-    grid = A.wide(stores[version.grid], MEASURE, label)
+    ens = A.wide(stores[ENS], MEASURE, label)
+    grid = A.wide(stores[GRID], MEASURE, label)
     sets = list(ens.index)
     N = len(sets)
     lower = True
     df = pd.concat([ens, grid.drop(columns=["5NN baseline"])], axis=1)
     out = ["## MTR paper: the analyses of §5.1–5.3", ""]
-    subset = "" if version.full else (
-        f" **Subset:** the {N} shared sets with at most 23 features ({md.listing(sets)}); "
-        f"{md.listing(sorted(OTHER_SETS - set(sets)))} (263-411 features) were left out for "
-        f"time on the shared 2-core machine, where bagging and ET (all features tried per "
-        f"node) in their STR versions take most of an hour each (`Version(full=False)` "
-        f"in `reproduce/studies/mtr_analyses.py`).")
     out += [f"On {N} of the paper's 24 MTR sets, the same protocol as Table 7 (10 hold-outs, "
             f"5NN, RRMSE; means rounded to 3 decimals before ranking, P0:1031-1033). "
             f"`configs/mtr-ensembles.yaml` runs the 8 (score, ensemble) pairs in their MTR and "
             f"STR versions, `configs/mtr-relief-grid.yaml` the whole Relief grid (m × k × σ, "
             f"MTR and STR). With {N} instead of 24 sets every test has less power; where the "
-            f"paper's p is near 0.05, ours may differ by that alone." + subset, "",
+            f"paper's p is near 0.05, ours may differ by that alone.", "",
             md.code("python -m reproduce mtr-analyses --jobs 2"), ""]
 
     # ---- §5.1.1 which ensemble per score
@@ -376,7 +339,7 @@ def render(stores, version: Version) -> str:
 
     # ---- why RF-RF-STR is not relevant in the paper
     rf_w = ws[TABLE4.index("RF-RF-STR")]
-    view = stores[version.ens]
+    view = stores[ENS]
     runs = view.runs
     share = {}
     for meth in ("rf-rf-str", "genie3-rf-str"):
@@ -404,7 +367,7 @@ def render(stores, version: Version) -> str:
             f"subsection scores the same forests the way CLUS, which computed the paper's "
             f"numbers, does.", ""]
 
-    out += rf_definition(stores, version, df, ws, twelve, order12, lower, N)
+    out += rf_definition(stores, df, ws, twelve, order12, lower, N)
 
     # ---- the meta tree
     ens6, rel6 = list(TABLE4), list(TABLE5)
@@ -430,7 +393,7 @@ def render(stores, version: Version) -> str:
                           "best ensemble RRMSE", "best Relief RRMSE"], rows, "lrrllrr"), ""]
 
     # ---- timing
-    tpath = stores.work(version.study) / "timing.json"
+    tpath = stores.work("mtr-analyses") / "timing.json"
     tm = json.loads(tpath.read_text())
     tdf = pd.DataFrame({r: {d: float(np.mean(v)) for d, v in tm[r].items()} for r in twelve})
     tdf = tdf.loc[sets]
@@ -473,17 +436,13 @@ def render(stores, version: Version) -> str:
     return "\n".join(out)
 
 
-def study(version: Version, **kw) -> Study:
-    """The study reading the stores of ``version`` (the low-F subset or all 11 sets)."""
-    return Study(
-        name=version.study,
-        title="MTR paper §5.1-5.3: ensembles, MTR vs STR, relevance, Relief grid, 12-way, timing",
-        configs=version.configs(),
-        render=partial(render, version=version),
-        compute=partial(compute_timing, version=version),
-        compute_paths=(),        # ranking times only: no number of the stores
-        paper_sets="mtr:table7",
-        **kw)
-
-
-STUDY = study(Version("mtr-analyses", full=True), order=12)
+STUDY = Study(
+    name="mtr-analyses",
+    title="MTR paper §5.1-5.3: ensembles, MTR vs STR, relevance, Relief grid, 12-way, timing",
+    configs=CONFIGS,
+    render=render,
+    compute=compute_timing,
+    order=12,
+    compute_paths=(),        # ranking times only: no number of the stores
+    paper_sets="mtr:table7",
+)
