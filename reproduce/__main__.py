@@ -54,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cheapest-first", action="store_true",
                     help="with --sample-costs: the pairs with the cheapest slices first (the "
                          "default: the costliest pairs first)")
+    ap.add_argument("--sub-slice", type=int, metavar="TREES",
+                    help="with --sample-costs: ensembles of more than 2 TREES trees are "
+                         "sampled at TREES and 2 TREES trees, their CPU seconds fitted "
+                         "linearly in the trees and taken at their own size")
     ap.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                     help="with --sample-costs: stop after this many seconds of wall time")
     ap.add_argument("--fingerprint", action="store_true",
@@ -76,8 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--jobs must be between 1 and 64")
     if args.budget is not None and (not args.sample_costs or args.budget <= 0):
         ap.error("--budget needs --sample-costs and a positive number of seconds")
-    if (args.include_ran or args.cheapest_first) and not args.sample_costs:
-        ap.error("--include-ran and --cheapest-first need --sample-costs")
+    if (args.include_ran or args.cheapest_first or args.sub_slice) and not args.sample_costs:
+        ap.error("--include-ran, --cheapest-first and --sub-slice need --sample-costs")
+    if args.sub_slice is not None and args.sub_slice < 1:
+        ap.error("--sub-slice needs a positive number of trees")
     if args.import_dir and not args.build:
         ap.error("--import needs --build PYTHON (the interpreter of the build that made it)")
     try:
@@ -131,7 +137,7 @@ def _run(args) -> int:
         from reproduce import costs
 
         costs.sample_costs(chosen, budget=args.budget, jobs=args.jobs, ran=args.include_ran,
-                           cheapest_first=args.cheapest_first)
+                           cheapest_first=args.cheapest_first, sub_slice=args.sub_slice)
         return 0
     if args.fingerprint:
         return _fingerprints(chosen, args.jobs)
