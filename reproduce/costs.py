@@ -132,22 +132,6 @@ def slice_of(cfg) -> tuple[int, int]:
 
 
 # --------------------------------------------------------------------------- stored costs
-def wall_seconds(runs: list[tuple[tuple, float, float]]) -> float:
-    """The wall seconds of runs [(key, ranking s, evaluation s)]. A ranking call that
-    returns a whole grid in one pass (Relief, ReliefE) stores the pass's wall time with each
-    of its runs; runs of one task (data set, split, labelled size, method) that all carry the
-    same ranking time came from one such call, which counts once. (Separately measured
-    rankings never carry bit-equal times.)"""
-    tasks: dict[tuple, list[float]] = {}
-    total = 0.0
-    for key, rank_s, eval_s in runs:
-        tasks.setdefault(tuple(key[:4]), []).append(rank_s)
-        total += eval_s
-    for ts in tasks.values():
-        total += ts[0] if len(ts) > 1 and ts[0] > 0 and len(set(ts)) == 1 else sum(ts)
-    return total
-
-
 def persisted(cfg) -> dict[str, tuple[int, float, float, int]]:
     """Data set → (runs, wall seconds, CPU seconds, runs with CPU seconds) of the persisted
     store of ``cfg``."""
@@ -161,7 +145,7 @@ def persisted(cfg) -> dict[str, tuple[int, float, float, int]]:
         c = artifacts.cpu_time(r)
         if c is not None:
             cpu.setdefault(key[0], []).append(c)
-    return {d: (len(rs), wall_seconds(rs), sum(cpu.get(d, ())), len(cpu.get(d, ())))
+    return {d: (len(rs), fw.wall_seconds(rs), sum(cpu.get(d, ())), len(cpu.get(d, ())))
             for d, rs in runs.items()}
 
 
@@ -271,12 +255,12 @@ def _sample(cfg, split: int, labeled: int, sub_slice: int | None = None) -> dict
         done = _slice_runs(cfg, split, labeled)
         walls = [w for *_, ws in done for w in ws]
         return {"runs": len(walls), "cpu_s": round(sum(c for _, c, _ in done), 2),
-                "wall_s": round(wall_seconds(walls), 2)}
+                "wall_s": round(fw.wall_seconds(walls), 2)}
     rest = tuple(r for i, r in enumerate(cfg.rankers) if i not in big)
     done = _slice_runs(dataclasses.replace(cfg, rankers=rest), split, labeled) if rest else []
     whole = sum(c for _, c, _ in done)
     runs = sum(len(ws) for *_, ws in done)
-    wall = wall_seconds([w for *_, ws in done for w in ws])
+    wall = fw.wall_seconds([w for *_, ws in done for w in ws])
     by_size: dict[int, list[float]] = {}
     passes = []
     for t in (sub_slice, 2 * sub_slice):
@@ -290,7 +274,7 @@ def _sample(cfg, split: int, labeled: int, sub_slice: int | None = None) -> dict
         for n, c in cpu.items():
             by_size.setdefault(n, []).append(c)
         walls = [w for *_, ws in got for w in ws]
-        wall += wall_seconds(walls)
+        wall += fw.wall_seconds(walls)
         passes.append(round(sum(cpu.values()), 2))
         if t == sub_slice:
             runs += len(walls)

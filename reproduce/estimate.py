@@ -12,7 +12,7 @@ files have them) counts once, from the best source it has:
   with the current engines, times the runs the pair plans (a sub-slice's ensembles measured
   at two small tree counts and fitted linearly in the trees, labelled so);
 * **wall**: its persisted runs' wall seconds, from stores made before CPU time was recorded
-  (a Relief grid's single pass counted once, ``costs.wall_seconds``). Wall time on a loaded
+  (a Relief grid's single pass counted once, ``framework.wall_seconds``). Wall time on a loaded
   machine or with ``--jobs 2`` overstates the CPU time, by a factor nobody measured for
   those runs, so it is shown as it is, in a column of its own;
 * **extrapolated**: a left-out set with no sample: the cost per run of the set of the same

@@ -705,6 +705,23 @@ def _persisted_stores(cfgs, sfp: str, read_only: bool = False) -> Stores:
                   work_fingerprint=sfp, read_only=read_only)
 
 
+def wall_seconds(runs) -> float:
+    """The wall seconds of runs [(key, ranking s, evaluation s)] (a section's stamp, the
+    estimate's stored wall time, a sample's wall time). A ranking call that
+    returns a whole grid in one pass (Relief, ReliefE) stores the pass's wall time with each
+    of its runs; runs of one task (data set, split, labelled size, method) that all carry the
+    same ranking time came from one such call, which counts once. (Separately measured
+    rankings never carry bit-equal times.)"""
+    tasks: dict[tuple, list[float]] = {}
+    total = 0.0
+    for key, rank_s, eval_s in runs:
+        tasks.setdefault(tuple(key[:4]), []).append(rank_s)
+        total += eval_s
+    for ts in tasks.values():
+        total += ts[0] if len(ts) > 1 and ts[0] > 0 and len(set(ts)) == 1 else sum(ts)
+    return total
+
+
 def _outcome(study, cfgs, stores, body, sfp, seconds, rec=None, problems=None,
              pending: list[dict] | None = None) -> Outcome:
     compute_s = 0.0
@@ -717,7 +734,10 @@ def _outcome(study, cfgs, stores, body, sfp, seconds, rec=None, problems=None,
         for v in stores.values():
             r = v.runs
             n_runs += len(r)
-            compute_s += float(r["rank_time_s"].sum() + r["eval_time_s"].sum())
+            compute_s += wall_seconds(
+                (k[:5], k[5], k[6]) for k in r[["dataset", "split", "labeled", "method",
+                                                "params", "rank_time_s",
+                                                "eval_time_s"]].itertuples(index=False))
     stamp = (f"{STAMP} `python -m reproduce {study.name}` · commit {commit()} · fingerprint "
              f"{sfp} · config {config_hash(cfgs)} · {_dt.date.today().isoformat()} · "
              f"{n_runs} runs, {_duration(compute_s)} of ranking and evaluation (one core per "
@@ -896,24 +916,22 @@ def study_estimate(study) -> dict:
 
 
 def left_out_cost(study) -> dict | None:
-    """What the study's left-out shared data sets would cost (``study_estimate``): the
-    extrapolated one-core seconds, the measured ones of what ran, the sets with no
-    reference to extrapolate from, and the module that declares the subset; None when
-    nothing is left out."""
-    import math
-
+    """What the study's left-out (config, shared data set) pairs would cost with the current
+    engines (``reproduce.estimate.pair_rows``: a current sample of ``--sample-costs`` where
+    there is one, else the linear extrapolation), and the module or config that declares the
+    subset; None when no pair is left out."""
     if not study.configs:
         return None
-    from reproduce import coverage
+    from reproduce import costs, estimate
 
-    left = set(coverage.data_sets(study)["left"])
+    left = {(p.config, p.dataset) for p in costs.pairs(study) if p.state == "left"}
     if not left:
         return None
-    e = study_estimate(study)
-    rows = [r for r in e["rows"] if r[3] != "measured" and r[1] in left]
-    return {"left_s": sum(r[2] for r in rows if not math.isnan(r[2])),
-            "measured_s": sum(r[2] for r in e["rows"] if r[3] == "measured"),
-            "unknown": sorted({r[1] for r in rows if math.isnan(r[2])}),
+    samples = costs.load()
+    fps = fingerprints(canary_digests(1)) if samples else None
+    rows = [r for r in estimate.pair_rows(study, samples, fps)
+            if (r.config, r.dataset) in left]
+    return {"pairs": [(r.config, r.dataset, r.seconds, r.source, r.note) for r in rows],
             "where": list(dict.fromkeys(
                 ref.path if "subset" in Path(ref.path).stem
                 else getattr(study.render, "func", study.render).__module__.replace(".", "/")
@@ -1266,6 +1284,9 @@ def summary(doc_text: str, all_studies: Mapping[str, Study],
         stamp = read_stamp(section(doc_text, st.name))
         note = data_note(st)
         sets = coverage.column(st)
+        cost = left_out_cost(st)
+        if cost is not None:
+            sets += "; " + coverage.shortfall_cell(cost)
         key = tuple((c.path, c.name, json.dumps(dict(c.set), sort_keys=True))
                     for c in st.configs)
         if key and key in seen:      # the same stores: their runs count once
@@ -1295,14 +1316,18 @@ def summary(doc_text: str, all_studies: Mapping[str, Study],
         f"`make reproduce` runs these {len(rows)} studies in this order (`python -m reproduce "
         f"--list`), each resumable, and prints its total wall time at the end. The computing "
         f"time of each is what its section's stamp records: ranking plus evaluation time of "
-        f"its stored runs, summed over runs (one core each), measured on the shared 2-core "
+        f"its stored runs, summed over runs (one core each; a Relief grid computed in one "
+        f"pass counts once, not once per grid point), measured on the shared 2-core "
         f"machine under varying load. {subsets} of them run a declared subset of their "
         f"configs (the column *data*; each such section names what it left out and the "
         f"switch that runs it all): their times are not those of the whole configs. The "
         f"column *data sets* counts the data sets of the study's config files that "
         f"`../shared/datasets` holds, how many of them run, and the paper's number where "
-        f"the paper states it. `python -m reproduce --estimate` prints what each study would "
-        f"take on all of its shared data sets."
+        f"the paper states it, and names each data set a study leaves out with the one-core "
+        f"time of its left-out runs (sampled with the current engines where `python -m "
+        f"reproduce --sample-costs` measured them, else extrapolated; the section gives the "
+        f"plan). `python -m reproduce --estimate` prints what each study would take on all of "
+        f"its shared data sets."
         + (f" Draft studies, not run by `make reproduce`: {', '.join(drafts)}." if drafts
            else ""),
         "",

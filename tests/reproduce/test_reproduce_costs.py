@@ -168,7 +168,7 @@ def test_wall_seconds_count_a_grid_pass_once():
     runs = [((*k, "m1"), 5.0, 0.5), ((*k, "m2"), 5.0, 0.5), ((*k, "m3"), 5.0, 0.5),
             (("d", 1, 0, "relief", "m1"), 4.0, 0.5),                    # a task of one run
             (("d", 0, 0, "rf-rf", "a"), 1.0, 0.1), (("d", 0, 0, "rf-rf", "b"), 2.0, 0.1)]
-    assert costs.wall_seconds(runs) == pytest.approx(5.0 + 1.5 + 4.5 + 3.2)
+    assert fw.wall_seconds(runs) == pytest.approx(5.0 + 1.5 + 4.5 + 3.2)
 
 
 # --------------------------------------------------------------------------- the samples file
