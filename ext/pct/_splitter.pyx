@@ -54,7 +54,8 @@ from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSI
                                     gain_missing_begin, sub_missing, var_sel,
                                     frcli_screen_terms, frcli_gain_missing_terms,
                                     frcli_add_missing_rows)
-from frcli._ext.pct._presort cimport Presort
+from libc.stdint cimport uint32_t
+from frcli._ext.pct._presort cimport Presort, RUN_START, ROW_MASK
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
@@ -853,9 +854,11 @@ cdef void _clus_tie_order(Splitter* sp, const double* wt, intp_t m, intp_t r0) n
 
 cdef inline void _list_threshold(SplitRecord* best, const double* col, const int32_t* L,
                                  intp_t jbest) noexcept nogil:
-    """The recorded cut's value, read once for the last recorded cut only."""
+    """The recorded cut's value, read once for the last recorded cut only (a list with run
+    starts: its rows masked)."""
     if jbest > 0:
-        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
+        best.threshold = _split_value(col[<uint32_t>L[jbest - 1] & ROW_MASK],
+                                      col[<uint32_t>L[jbest] & ROW_MASK])
         best.cut = jbest
 
 
@@ -894,46 +897,43 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
 cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
                       SplitRecord* best) noexcept nogil:
     """_best_numeric for a presorted feature with ties: the node's rows come from its list in
-    ascending value order, runs of equal values together (told apart by the rank list: no
-    read of X per row), and a cut is scored only between two runs. The rows of a run are
-    moved one by one, then the run's boundary is tried once; the sweep stops at the run of
-    the minimum, as the gathered sweep does. A run's rows are met in list order (ascending
-    row index) where a sorted node meets them in its sort's order: the cuts, their order and
-    every weight are the same (integer bag counts: exact in any order), and the clustering
-    sums may differ in their last bits, which moves a cut's h by about 1e-16, far inside
-    CLUS's TIE_DELTA (the builder re-derives the chosen test's h* in node order)."""
+    ascending value order, runs of equal values together (each run's first entry marked,
+    ``RUN_START``: no read of X per row and no second list), and a cut is scored only
+    between two runs. The rows of a run are moved one by one, then the run's boundary is
+    tried once; the sweep stops at the run of the minimum, as the gathered sweep does. A
+    run's rows are met in list order (ascending row index) where a sorted node meets them
+    in its sort's order: the cuts, their order and every weight are the same (integer bag
+    counts: exact in any order), and the clustering sums may differ in their last bits,
+    which moves a cut's h by about 1e-16, far inside CLUS's TIE_DELTA (the builder
+    re-derives the chosen test's h* in node order)."""
     cdef const Presort* ps = sp.ps
-    cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
-    cdef const int32_t* R = ps.ranks + ps.rslot[ps.slot[f]] * ps.m0 + start
+    cdef const uint32_t* L = <const uint32_t*>ps.lists + ps.slot[f] * ps.m0 + start
     cdef const double* col = sp.Xt + f * sp.n
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
-    cdef intp_t m = end - start, j, jbest = 0
+    cdef intp_t m = end - start, j, jmin = 1, jbest = 0
     cdef double A2T = 0.0, A2O = 0.0
-    cdef int32_t r, rmin, rhi, rlo
+    cdef uint32_t x, r
     cdef int c
-    if m < 2:
-        return
-    rmin = R[0]
-    rhi = R[m - 1]
-    if rmin == rhi or T.W < 2.0 * sp.min_leaf:
+    while jmin < m and not (L[jmin] & RUN_START):    # the minimum's run: [0, jmin)
+        jmin += 1
+    if jmin >= m or T.W < 2.0 * sp.min_leaf:
         return
     A2T = _sweep_begin(sp, T)
     A2O = A2T
     j = m - 1
     while True:
-        r = L[j]
+        x = L[j]
+        r = x & ROW_MASK
         _move(sp, T, r, wrow[r], &A2O)
-        rlo = R[j - 1]
-        if rlo != rhi:
+        if x & RUN_START:       # the row below holds a smaller value: a cut
             c = _cut(sp, T, best, f, A2O, A2T, False)
             if c == 1:
                 jbest = j
-            if c < 0 or rlo == rmin:
+            if c < 0 or j == jmin:
                 break
-            rhi = rlo
         j -= 1
-    _list_threshold(best, col, L, jbest)
+    _list_threshold(best, col, <const int32_t*>L, jbest)
 
 
 cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end) noexcept nogil:
@@ -1229,7 +1229,7 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
         elif sp.cslot[f] == -2:     # one value in the whole data: never a test
             return
     if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
-        if sp.ps.rslot[sp.ps.slot[f]] < 0:
+        if not sp.ps.tied[sp.ps.slot[f]]:
             _sweep_tiefree(sp, start, end, f, best)
         else:
             _sweep_runs(sp, start, end, f, best)

@@ -95,7 +95,7 @@ def test_tied_features_choose_the_reference_test(seed, task, path):
 
 
 def test_the_kernels_under_test_are_taken():
-    """The count tables and rank lists exist for the features the test above relies on."""
+    """The count tables and run starts exist for the features the test above relies on."""
     rng = np.random.default_rng(0)
     X, _ = tied_features(rng, 600)
     Xt = np.ascontiguousarray(X.T)
@@ -108,8 +108,7 @@ def test_the_kernels_under_test_are_taken():
         assert np.array_equal(u[codes[:, cslot[f]]], X[:, f])
     order, slot, _ = _presort.presort_plan(Xt, ncat, 7, False, 2, cslot != -1)
     assert list(np.flatnonzero(slot >= 0)) == [5, 6]
-    rslot, ranks = _presort.presort_ranks(Xt, order, slot)
-    assert list(rslot) == [-1, 0]                          # x5 tie-free, x6 swept by runs
+    assert list(_presort.presort_runs(Xt, order, slot)) == [0, 1]   # x5 tie-free, x6 by runs
 
 
 def test_a_flipped_threshold_would_be_caught():
