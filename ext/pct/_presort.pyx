@@ -483,3 +483,33 @@ def presort_runs(const double[:, ::1] Xt, order, slot):
             tied[k] = 1
             o[k] |= np.where(step, np.int32(-2 ** 31), np.int32(0))
     return tied
+
+
+def _partitioned_lists(const int32_t[:, ::1] order, const int32_t[::1] slot,
+                       const uint8_t[::1] tied, const int32_t[::1] idx0,
+                       const double[::1] wt0, splits):
+    """Testing hook: a tree's lists of the bag rows idx0 (weights wt0) from ``order``
+    (``presort_runs``' marks included) after the partitions ``splits``, each (s, e, right):
+    the segment [s, e) of the lists split by right ((n,) uint8, 1 = the row goes right), as
+    the builder splits a node. Returns the lists (nf, m0) int32, marks included."""
+    cdef Presort ps
+    cdef intp_t nf = order.shape[0], n = order.shape[1], m0 = idx0.shape[0], i
+    cdef const uint8_t[::1] rv
+    if nf == 0 or m0 == 0:
+        raise ValueError("no lists")
+    if presort_init(&ps, &order[0, 0], &slot[0], nf, &tied[0], n, &idx0[0], &wt0[0], m0, 2):
+        presort_free(&ps)
+        raise MemoryError()
+    try:
+        for s, e, right in splits:
+            rv = right
+            if rv.shape[0] != n or not 0 <= s <= e <= m0:
+                raise ValueError("a split out of range")
+            for i in range(n):
+                ps.right[i] = rv[i]
+            presort_partition(&ps, s, e)
+        out = np.empty((nf, m0), dtype=np.int32)
+        out.ravel()[:] = <int32_t[:nf * m0]>ps.lists
+        return out
+    finally:
+        presort_free(&ps)

@@ -266,8 +266,10 @@ cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats
 
 cdef inline double _split_value(double lo, double hi) noexcept nogil:
     """CLUS's ``SplitPosition = Exact``: the test is ``x <= lo`` (CLUS prints it as ``x > lo``),
-    lo being the largest value of the left ("no") branch; ``hi`` is unused."""
-    return lo
+    lo being the largest value of the left ("no") branch; ``hi`` is unused. A zero is +0.0
+    (lo + 0.0): -0.0 and 0.0 are one value, and which of them a run of zeros ends with
+    depends on the path (sorted node, presorted list, value table), not on the data."""
+    return lo + 0.0
 
 
 cdef intp_t _gather(Splitter* sp, const int32_t* idx, intp_t start, intp_t end, intp_t f,

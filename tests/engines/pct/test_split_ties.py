@@ -1,7 +1,7 @@
 """The tie-aware split kernels against the plain-numpy reference of ``test_tree_split``.
 
 Features with ties (integers, binary, rounded values, a constant) are split by three kernels:
-the gathered sort (``path="plain"``), the presorted lists swept by runs of equal ranks
+the gathered sort (``path="plain"``), the presorted lists swept by runs of equal values
 (``"lists"``: ``_splitter._sweep_runs``; tie-free features by ``_sweep_tiefree``) and the
 per-value sums of features with at most 256 values (``"counts"``: ``_sweep_values``). Each
 must choose the reference's test (feature, threshold) with its h and branch weights, which
