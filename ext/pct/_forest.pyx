@@ -520,6 +520,9 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
     return rc
 
 
+SPARSE_TIES = 0.125     # tied rows below this share of the rows: no run marks
+
+
 cdef class Columns:
     """The clustering columns as the kernels read them (``frcli.engines.pct.columns``).
 
@@ -696,7 +699,12 @@ def grow_forest(const double[:, ::1] Xt, const int32_t[::1] ncat, const uint64_t
             ctx.ps_slot = &ps_slot[0]
             ctx.ps_nf = ps_order.shape[0]
             ctx.ps_min_rows = ps_min
-            ps_tied = presort_runs(Xt, ps_order_a, ps_slot_a)
+            # complete mode with the cuts screened (``screen_init``): a feature with few
+            # ties keeps a plain list and checks its cuts' values where they could matter
+            ps_tied = presort_runs(Xt, ps_order_a, ps_slot_a, SPARSE_TIES
+                                   if mode == MODE_COMPLETE and a.shape[0] >= 2
+                                   and np.all((np.asarray(a) >= 0) & np.isfinite(a))
+                                   else 0.0)
             ctx.ps_tied = &ps_tied[0]
     ctx.int_sums = presort and mode == MODE_MISSING and integer_sums(C, n)
     cdef const int64_t[::1] nd_ptr, nr_ptr

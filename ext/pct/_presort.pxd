@@ -17,7 +17,7 @@ cdef struct Presort:
     # differs from the previous entry's in its segment; the first entry of a segment: either
     # way), kept through each partition, so that a sweep finds the runs of equal values
     # without reading X or a second list (``RUN_START``; mask the row with ``ROW_MASK``)
-    const uint8_t* tied      # (nf,) 1: list k carries run starts
+    const uint8_t* tied      # (nf,) 1: list k carries run starts; 2: ties, no marks
 
 cdef extern from *:
     """

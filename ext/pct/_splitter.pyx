@@ -896,6 +896,59 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     _list_threshold(best, col, L, jbest)
 
 
+cdef inline int _cut_between(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
+                             const double* col, const int32_t* L, intp_t j) noexcept nogil:
+    """``_cut`` (complete mode, the moving side right) of a list with unmarked ties at its
+    position j: a cut inside a run of equal values is no cut, which the two values tell;
+    they are read only after the cut's screen, before anything is recorded (h, c_hi)."""
+    cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, h
+    if WO < sp.min_leaf:
+        return -1
+    if WM >= sp.min_leaf:
+        if sp.screen_cuts and _cannot_matter(sp, T, best):
+            return 0
+        if col[L[j - 1]] == col[L[j]]:
+            return 0
+        h = _sweep_h(sp, T, 0.0, 0.0)
+        if _better(best, h):
+            _record(best, f, h, 0.0, WO, WM, WM / T.W)
+            return 1
+    return 0
+
+
+cdef void _sweep_fewties(Splitter* sp, intp_t start, intp_t end, intp_t f,
+                         SplitRecord* best) noexcept nogil:
+    """_best_numeric for a presorted feature with a few ties and no marks (complete mode):
+    ``_sweep_tiefree``'s sweep, each cut checked to lie between two values where it could
+    matter (``_cut_between``). The rows move in list order as in ``_sweep_runs``, so a cut
+    between two values has the same sums there; a cut inside a run is skipped before it
+    leaves a trace, and past the minimum's run every position is inside it. The same
+    candidates, sums and order."""
+    cdef const Presort* ps = sp.ps
+    cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
+    cdef const double* col = sp.Xt + f * sp.n
+    cdef const double* wrow = ps.wrow
+    cdef const Stats* T = &sp.tot
+    cdef intp_t m = end - start, j, jbest = 0
+    cdef double A2O = 0.0
+    cdef int32_t r
+    cdef int c
+    if m < 2 or col[L[0]] == col[L[m - 1]] or T.W < 2.0 * sp.min_leaf:
+        return
+    _sweep_begin(sp, T)
+    j = m - 1
+    while j >= 1:
+        r = L[j]
+        _move(sp, T, r, wrow[r], &A2O)
+        c = _cut_between(sp, T, best, f, col, L, j)
+        if c < 0:
+            break
+        if c == 1:
+            jbest = j
+        j -= 1
+    _list_threshold(best, col, L, jbest)
+
+
 cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
                       SplitRecord* best) noexcept nogil:
     """_best_numeric for a presorted feature with ties: the node's rows come from its list in
@@ -1221,6 +1274,7 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef double* Xf = sp.Xf
     cdef const int32_t* rows = sp.srow
     cdef const double* ws = sp.sw
+    cdef uint8_t t
     if sp.cslot != NULL and sp.cslot[f] != -1:
         if sp.cslot[f] >= 0:
             if sp.cd.mode == MODE_COMPLETE:
@@ -1231,11 +1285,17 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
         elif sp.cslot[f] == -2:     # one value in the whole data: never a test
             return
     if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
-        if not sp.ps.tied[sp.ps.slot[f]]:
+        t = sp.ps.tied[sp.ps.slot[f]]
+        if t == 0:
             _sweep_tiefree(sp, start, end, f, best)
-        else:
+            return
+        if t == 1:
             _sweep_runs(sp, start, end, f, best)
-        return
+            return
+        if sp.cd.mode == MODE_COMPLETE:
+            _sweep_fewties(sp, start, end, f, best)
+            return
+        # (unmarked ties in another mode: the node sorts its values, below)
     m = _gather(sp, idx, start, end, f, &nm)
     if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
         return

@@ -885,7 +885,8 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
     Returns None or (feature, threshold, h, WL, WR, subset) where subset is the nominal
     left-set as a bool array (None for numeric tests). path: "plain" (every feature gathered
     and sorted), "lists" (the node is the bag of a tree with presorted lists: rows distinct,
-    integer weights) or "counts" (features with at most 256 values summed per value, integer
+    integer weights), "fewties" (the same, no feature's runs marked: their cuts' values are
+    checked) or "counts" (features with at most 256 values summed per value, integer
     weights).
     """
     cdef ClusterData cd
@@ -918,10 +919,10 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                 if counts_init(&sp, &cslot[0], &ccodes[0, 0], &cvals[0, 0]):
                     raise MemoryError()
             sp.exact_w = True
-        elif path == "lists":
+        elif path in ("lists", "fewties"):
             order_a, slot_a, _ = presort_plan(Xt, ncat, max_features, extra, 2)
             if order_a.shape[0] > 0:
-                tied_a = presort_runs(Xt, order_a, slot_a)
+                tied_a = presort_runs(Xt, order_a, slot_a, 2.0 if path == "fewties" else 0.0)
                 order, slot, tied = order_a, slot_a, tied_a
                 if presort_init(&ps, &order[0, 0], &slot[0], order.shape[0], &tied[0],
                                 Xt.shape[1], &rows[0], &weights[0], m, 2):

@@ -2,7 +2,8 @@
 
 Features with ties (integers, binary, rounded values, a constant) are split by three kernels:
 the gathered sort (``path="plain"``), the presorted lists swept by runs of equal values
-(``"lists"``: ``_splitter._sweep_runs``; tie-free features by ``_sweep_tiefree``) and the
+(``"lists"``: ``_splitter._sweep_runs``; tie-free features by ``_sweep_tiefree``; with the
+runs unmarked, ``"fewties"``: ``_sweep_fewties``, in the complete mode) and the
 per-value sums of features with at most 256 values (``"counts"``: ``_sweep_values``). Each
 must choose the reference's test (feature, threshold) with its h and branch weights, which
 ``ref_candidates`` finds by recomputing every cut between two distinct values from scratch.
@@ -20,7 +21,7 @@ from tests.helpers.pct import dense_C, ncat_of, ref_candidates, ref_gain, ref_se
 _tree = need_kernel("frcli._ext.pct._tree")
 _presort = need_kernel("frcli._ext.pct._presort")
 
-PATHS = ("plain", "lists", "counts")
+PATHS = ("plain", "lists", "fewties", "counts")
 
 
 def tied_features(rng, n):
