@@ -520,7 +520,12 @@ cdef int _one_tree(const Ctx* ctx, intp_t t, TreeData* tree, double* pt_acc, dou
     return rc
 
 
-SPARSE_TIES = 0.125     # tied rows below this share of the rows: no run marks
+# Tied rows (not the first of their value) below this share of the rows: no run marks. The
+# marks make each partition dearer, an unmarked sweep screens every position; measured on
+# the scaling data (20 trees, CPU): unmarked 17 % faster at 69 % tied rows (4k rows, 3
+# digits), 4 % and 8 % slower at 89 % and 96 % (16k, 64k); at 6 digits (< 3 % tied) its
+# fits take the samples of full precision (perf), marked ones about 9 % more.
+SPARSE_TIES = 0.8
 
 
 cdef class Columns:
