@@ -472,9 +472,9 @@ def presort_runs(const double[:, ::1] Xt, order, slot, double sparse_ties=0.0):
     by its runs (``_splitter._sweep_runs``). A feature whose tied rows (those not first of
     their value) are fewer than ``sparse_ties`` of the rows is left unmarked (2): its list
     is partitioned as a tie-free one, and its sweep checks that a cut lies between two
-    values only where the cut can matter (``_splitter._sweep_fewties``): the rounded
-    values of a CSV file with 6 digits have a few ties, and marks would make every node's
-    partition of the list dearer. Rows need at most 31 bits."""
+    values only where the cut can matter (``_splitter._sweep_tiefree`` with ``fewties``):
+    the rounded values of a CSV file with 6 digits have a few ties, and marks would make
+    every node's partition of the list dearer. Rows need at most 31 bits."""
     cand = np.flatnonzero(np.asarray(slot) >= 0)
     nf = len(cand)
     o = np.asarray(order)

@@ -864,38 +864,6 @@ cdef inline void _list_threshold(SplitRecord* best, const double* col, const int
         best.cut = jbest
 
 
-cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
-                         SplitRecord* best) noexcept nogil:
-    """_best_numeric for a presorted feature with no two equal values in the data: the
-    node's rows come from its list in strictly ascending value order, so no gather, no tie
-    check, every position is a candidate and a value is read only when a test is recorded.
-    The same candidates, sums and order as the gathered sweep."""
-    cdef const Presort* ps = sp.ps
-    cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
-    cdef const double* col = sp.Xt + f * sp.n
-    cdef const double* wrow = ps.wrow
-    cdef const Stats* T = &sp.tot
-    cdef intp_t m = end - start, j, jbest = 0
-    cdef double A2T = 0.0, A2O = 0.0
-    cdef int32_t r
-    cdef int c
-    if m < 2 or T.W < 2.0 * sp.min_leaf:
-        return
-    A2T = _sweep_begin(sp, T)
-    A2O = A2T
-    j = m - 1
-    while j >= 1:
-        r = L[j]
-        _move(sp, T, r, wrow[r], &A2O)
-        c = _cut(sp, T, best, f, A2O, A2T, False)
-        if c < 0:
-            break
-        if c == 1:
-            jbest = j
-        j -= 1
-    _list_threshold(best, col, L, jbest)
-
-
 cdef inline int _cut_between(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
                              const double* col, const int32_t* L, intp_t j) noexcept nogil:
     """``_cut`` (complete mode, the moving side right) of a list with unmarked ties at its
@@ -916,31 +884,39 @@ cdef inline int _cut_between(Splitter* sp, const Stats* T, SplitRecord* best, in
     return 0
 
 
-cdef void _sweep_fewties(Splitter* sp, intp_t start, intp_t end, intp_t f,
-                         SplitRecord* best) noexcept nogil:
-    """_best_numeric for a presorted feature with a few ties and no marks (complete mode):
-    ``_sweep_tiefree``'s sweep, each cut checked to lie between two values where it could
-    matter (``_cut_between``). The rows move in list order as in ``_sweep_runs``, so a cut
-    between two values has the same sums there; a cut inside a run is skipped before it
-    leaves a trace, and past the minimum's run every position is inside it. The same
-    candidates, sums and order."""
+cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
+                         SplitRecord* best, bint fewties) noexcept nogil:
+    """_best_numeric for a presorted feature with no two equal values in the data: the
+    node's rows come from its list in strictly ascending value order, so no gather, no tie
+    check, every position is a candidate and a value is read only when a test is recorded.
+    The same candidates, sums and order as the gathered sweep.
+
+    ``fewties``: a feature with a few ties and no marks (complete mode), each cut checked to
+    lie between two values where it could matter (``_cut_between``). The rows move in list
+    order as in ``_sweep_runs``, so a cut between two values has the same sums there; a cut
+    inside a run is skipped before it leaves a trace, and past the minimum's run every
+    position is inside it: the same candidates, sums and order as ``_sweep_runs``."""
     cdef const Presort* ps = sp.ps
     cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
     cdef const double* col = sp.Xt + f * sp.n
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
     cdef intp_t m = end - start, j, jbest = 0
-    cdef double A2O = 0.0
+    cdef double A2T = 0.0, A2O = 0.0
     cdef int32_t r
     cdef int c
-    if m < 2 or col[L[0]] == col[L[m - 1]] or T.W < 2.0 * sp.min_leaf:
+    if m < 2 or T.W < 2.0 * sp.min_leaf or (fewties and col[L[0]] == col[L[m - 1]]):
         return
-    _sweep_begin(sp, T)
+    A2T = _sweep_begin(sp, T)
+    A2O = A2T
     j = m - 1
     while j >= 1:
         r = L[j]
         _move(sp, T, r, wrow[r], &A2O)
-        c = _cut_between(sp, T, best, f, col, L, j)
+        if fewties:
+            c = _cut_between(sp, T, best, f, col, L, j)
+        else:
+            c = _cut(sp, T, best, f, A2O, A2T, False)
         if c < 0:
             break
         if c == 1:
@@ -1287,13 +1263,13 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
         t = sp.ps.tied[sp.ps.slot[f]]
         if t == 0:
-            _sweep_tiefree(sp, start, end, f, best)
+            _sweep_tiefree(sp, start, end, f, best, False)
             return
         if t == 1:
             _sweep_runs(sp, start, end, f, best)
             return
         if sp.cd.mode == MODE_COMPLETE:
-            _sweep_fewties(sp, start, end, f, best)
+            _sweep_tiefree(sp, start, end, f, best, True)
             return
         # (unmarked ties in another mode: the node sorts its values, below)
     m = _gather(sp, idx, start, end, f, &nm)

@@ -8,8 +8,8 @@ values, so a wrong mark moves a cut: the lists and their marks are checked here 
 entry after random partitions, on columns with 256, 257, 65,536 and 65,537 distinct values,
 both signs of zero and long runs, and forests grown on such columns must equal the plain
 path's (every node gathers and sorts) bit for bit. A feature with few ties in the complete
-mode has no marks (``_sweep_fewties`` checks the values of the cuts that could matter):
-the multi-target forests below take that path for their last column.
+mode has no marks (``_sweep_tiefree`` with ``fewties`` checks the values of the cuts that
+could matter): the multi-target forests below take that path for their last column.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Features with ties (integers, binary, rounded values, a constant) are split by three kernels:
 the gathered sort (``path="plain"``), the presorted lists swept by runs of equal values
 (``"lists"``: ``_splitter._sweep_runs``; tie-free features by ``_sweep_tiefree``; with the
-runs unmarked, ``"fewties"``: ``_sweep_fewties``, in the complete mode) and the
+runs unmarked, ``"fewties"``: ``_sweep_tiefree(fewties)``, complete mode) and the
 per-value sums of features with at most 256 values (``"counts"``: ``_sweep_values``). Each
 must choose the reference's test (feature, threshold) with its h and branch weights, which
 ``ref_candidates`` finds by recomputing every cut between two distinct values from scratch.
