@@ -54,7 +54,8 @@ from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSI
                                     gain_missing_begin, sub_missing, var_sel,
                                     frcli_screen_terms, frcli_gain_missing_terms,
                                     frcli_add_missing_rows)
-from frcli._ext.pct._presort cimport Presort
+from libc.stdint cimport uint32_t
+from frcli._ext.pct._presort cimport Presort, RUN_START, ROW_MASK
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
@@ -265,8 +266,10 @@ cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats
 
 cdef inline double _split_value(double lo, double hi) noexcept nogil:
     """CLUS's ``SplitPosition = Exact``: the test is ``x <= lo`` (CLUS prints it as ``x > lo``),
-    lo being the largest value of the left ("no") branch; ``hi`` is unused."""
-    return lo
+    lo being the largest value of the left ("no") branch; ``hi`` is unused. A zero is +0.0
+    (lo + 0.0): -0.0 and 0.0 are one value, and which of them a run of zeros ends with
+    depends on the path (sorted node, presorted list, value table), not on the data."""
+    return lo + 0.0
 
 
 cdef intp_t _gather(Splitter* sp, const int32_t* idx, intp_t start, intp_t end, intp_t f,
@@ -853,18 +856,46 @@ cdef void _clus_tie_order(Splitter* sp, const double* wt, intp_t m, intp_t r0) n
 
 cdef inline void _list_threshold(SplitRecord* best, const double* col, const int32_t* L,
                                  intp_t jbest) noexcept nogil:
-    """The recorded cut's value, read once for the last recorded cut only."""
+    """The recorded cut's value, read once for the last recorded cut only (a list with run
+    starts: its rows masked)."""
     if jbest > 0:
-        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
+        best.threshold = _split_value(col[<uint32_t>L[jbest - 1] & ROW_MASK],
+                                      col[<uint32_t>L[jbest] & ROW_MASK])
         best.cut = jbest
 
 
+cdef inline int _cut_between(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
+                             const double* col, const int32_t* L, intp_t j) noexcept nogil:
+    """``_cut`` (complete mode, the moving side right) of a list with unmarked ties at its
+    position j: a cut inside a run of equal values is no cut, which the two values tell;
+    they are read only after the cut's screen, before anything is recorded (h, c_hi)."""
+    cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, h
+    if WO < sp.min_leaf:
+        return -1
+    if WM >= sp.min_leaf:
+        if sp.screen_cuts and _cannot_matter(sp, T, best):
+            return 0
+        if col[L[j - 1]] == col[L[j]]:
+            return 0
+        h = _sweep_h(sp, T, 0.0, 0.0)
+        if _better(best, h):
+            _record(best, f, h, 0.0, WO, WM, WM / T.W)
+            return 1
+    return 0
+
+
 cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
-                         SplitRecord* best) noexcept nogil:
+                         SplitRecord* best, bint fewties) noexcept nogil:
     """_best_numeric for a presorted feature with no two equal values in the data: the
     node's rows come from its list in strictly ascending value order, so no gather, no tie
     check, every position is a candidate and a value is read only when a test is recorded.
-    The same candidates, sums and order as the gathered sweep."""
+    The same candidates, sums and order as the gathered sweep.
+
+    ``fewties``: a feature with a few ties and no marks (complete mode), each cut checked to
+    lie between two values where it could matter (``_cut_between``). The rows move in list
+    order as in ``_sweep_runs``, so a cut between two values has the same sums there; a cut
+    inside a run is skipped before it leaves a trace, and past the minimum's run every
+    position is inside it: the same candidates, sums and order as ``_sweep_runs``."""
     cdef const Presort* ps = sp.ps
     cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
     cdef const double* col = sp.Xt + f * sp.n
@@ -874,7 +905,7 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     cdef double A2T = 0.0, A2O = 0.0
     cdef int32_t r
     cdef int c
-    if m < 2 or T.W < 2.0 * sp.min_leaf:
+    if m < 2 or T.W < 2.0 * sp.min_leaf or (fewties and col[L[0]] == col[L[m - 1]]):
         return
     A2T = _sweep_begin(sp, T)
     A2O = A2T
@@ -882,7 +913,10 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     while j >= 1:
         r = L[j]
         _move(sp, T, r, wrow[r], &A2O)
-        c = _cut(sp, T, best, f, A2O, A2T, False)
+        if fewties:
+            c = _cut_between(sp, T, best, f, col, L, j)
+        else:
+            c = _cut(sp, T, best, f, A2O, A2T, False)
         if c < 0:
             break
         if c == 1:
@@ -894,46 +928,43 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
 cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
                       SplitRecord* best) noexcept nogil:
     """_best_numeric for a presorted feature with ties: the node's rows come from its list in
-    ascending value order, runs of equal values together (told apart by the rank list: no
-    read of X per row), and a cut is scored only between two runs. The rows of a run are
-    moved one by one, then the run's boundary is tried once; the sweep stops at the run of
-    the minimum, as the gathered sweep does. A run's rows are met in list order (ascending
-    row index) where a sorted node meets them in its sort's order: the cuts, their order and
-    every weight are the same (integer bag counts: exact in any order), and the clustering
-    sums may differ in their last bits, which moves a cut's h by about 1e-16, far inside
-    CLUS's TIE_DELTA (the builder re-derives the chosen test's h* in node order)."""
+    ascending value order, runs of equal values together (each run's first entry marked,
+    ``RUN_START``: no read of X per row and no second list), and a cut is scored only
+    between two runs. The rows of a run are moved one by one, then the run's boundary is
+    tried once; the sweep stops at the run of the minimum, as the gathered sweep does. A
+    run's rows are met in list order (ascending row index) where a sorted node meets them
+    in its sort's order: the cuts, their order and every weight are the same (integer bag
+    counts: exact in any order), and the clustering sums may differ in their last bits,
+    which moves a cut's h by about 1e-16, far inside CLUS's TIE_DELTA (the builder
+    re-derives the chosen test's h* in node order)."""
     cdef const Presort* ps = sp.ps
-    cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
-    cdef const int32_t* R = ps.ranks + ps.rslot[ps.slot[f]] * ps.m0 + start
+    cdef const uint32_t* L = <const uint32_t*>ps.lists + ps.slot[f] * ps.m0 + start
     cdef const double* col = sp.Xt + f * sp.n
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
-    cdef intp_t m = end - start, j, jbest = 0
+    cdef intp_t m = end - start, j, jmin = 1, jbest = 0
     cdef double A2T = 0.0, A2O = 0.0
-    cdef int32_t r, rmin, rhi, rlo
+    cdef uint32_t x, r
     cdef int c
-    if m < 2:
-        return
-    rmin = R[0]
-    rhi = R[m - 1]
-    if rmin == rhi or T.W < 2.0 * sp.min_leaf:
+    while jmin < m and not (L[jmin] & RUN_START):    # the minimum's run: [0, jmin)
+        jmin += 1
+    if jmin >= m or T.W < 2.0 * sp.min_leaf:
         return
     A2T = _sweep_begin(sp, T)
     A2O = A2T
     j = m - 1
     while True:
-        r = L[j]
+        x = L[j]
+        r = x & ROW_MASK
         _move(sp, T, r, wrow[r], &A2O)
-        rlo = R[j - 1]
-        if rlo != rhi:
+        if x & RUN_START:       # the row below holds a smaller value: a cut
             c = _cut(sp, T, best, f, A2O, A2T, False)
             if c == 1:
                 jbest = j
-            if c < 0 or rlo == rmin:
+            if c < 0 or j == jmin:
                 break
-            rhi = rlo
         j -= 1
-    _list_threshold(best, col, L, jbest)
+    _list_threshold(best, col, <const int32_t*>L, jbest)
 
 
 cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end) noexcept nogil:
@@ -1219,6 +1250,7 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef double* Xf = sp.Xf
     cdef const int32_t* rows = sp.srow
     cdef const double* ws = sp.sw
+    cdef uint8_t t
     if sp.cslot != NULL and sp.cslot[f] != -1:
         if sp.cslot[f] >= 0:
             if sp.cd.mode == MODE_COMPLETE:
@@ -1229,11 +1261,17 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
         elif sp.cslot[f] == -2:     # one value in the whole data: never a test
             return
     if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
-        if sp.ps.rslot[sp.ps.slot[f]] < 0:
-            _sweep_tiefree(sp, start, end, f, best)
-        else:
+        t = sp.ps.tied[sp.ps.slot[f]]
+        if t == 0:
+            _sweep_tiefree(sp, start, end, f, best, False)
+            return
+        if t == 1:
             _sweep_runs(sp, start, end, f, best)
-        return
+            return
+        if sp.cd.mode == MODE_COMPLETE:
+            _sweep_tiefree(sp, start, end, f, best, True)
+            return
+        # (unmarked ties in another mode: the node sorts its values, below)
     m = _gather(sp, idx, start, end, f, &nm)
     if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
         return

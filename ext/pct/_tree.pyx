@@ -22,6 +22,7 @@ cimport numpy as cnp
 from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memcpy, memset
 from libc.math cimport isnan
+from libc.stdint cimport uint32_t
 
 from frcli._ext._utils cimport grow
 from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
@@ -30,8 +31,9 @@ from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_
                                     gain_buf, node_estimates, prototype)
 from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free, split_exact_h, counts_init)
-from frcli._ext.pct._presort cimport Presort, presort_partition, presort_init, presort_free
-from frcli._ext.pct._presort import count_plan, presort_plan, presort_ranks
+from frcli._ext.pct._presort cimport (Presort, presort_partition, presort_init, presort_free,
+                                      ROW_MASK)
+from frcli._ext.pct._presort import count_plan, presort_plan, presort_runs
 
 cnp.import_array()
 
@@ -453,10 +455,10 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 # found on f's list: its first best.cut rows go left (no read of X here, and
                 # ps.right is then already what the partition below needs)
                 L = sp.ps.lists + sp.ps.slot[f] * sp.ps.m0 + s
-                for p in range(best.cut):
-                    sp.ps.right[L[p]] = 0
+                for p in range(best.cut):       # (rows masked: a list may mark run starts)
+                    sp.ps.right[<uint32_t>L[p] & ROW_MASK] = 0
                 for p in range(best.cut, m):
-                    sp.ps.right[L[p]] = 1
+                    sp.ps.right[<uint32_t>L[p] & ROW_MASK] = 1
             code = NULL
             if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
                 # a feature with value codes (no missing values): x <= thr iff code <= the
@@ -883,7 +885,8 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
     Returns None or (feature, threshold, h, WL, WR, subset) where subset is the nominal
     left-set as a bool array (None for numeric tests). path: "plain" (every feature gathered
     and sorted), "lists" (the node is the bag of a tree with presorted lists: rows distinct,
-    integer weights) or "counts" (features with at most 256 values summed per value, integer
+    integer weights), "fewties" (the same, no feature's runs marked: their cuts' values are
+    checked) or "counts" (features with at most 256 values summed per value, integer
     weights).
     """
     cdef ClusterData cd
@@ -891,8 +894,9 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
     cdef SplitRecord best
     cdef Presort ps
     cdef intp_t i, m = rows.shape[0]
-    cdef const int32_t[::1] slot, rslot, cslot
-    cdef const int32_t[:, ::1] order, rank
+    cdef const int32_t[::1] slot, cslot
+    cdef const int32_t[:, ::1] order
+    cdef const uint8_t[::1] tied
     cdef const uint8_t[:, ::1] ccodes
     cdef const double[:, ::1] cvals
     memset(&ps, 0, sizeof(Presort))
@@ -915,14 +919,13 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                 if counts_init(&sp, &cslot[0], &ccodes[0, 0], &cvals[0, 0]):
                     raise MemoryError()
             sp.exact_w = True
-        elif path == "lists":
+        elif path in ("lists", "fewties"):
             order_a, slot_a, _ = presort_plan(Xt, ncat, max_features, extra, 2)
             if order_a.shape[0] > 0:
-                rslot_a, rank_a = presort_ranks(Xt, order_a, slot_a)
-                order, slot, rslot, rank = order_a, slot_a, rslot_a, rank_a
-                if presort_init(&ps, &order[0, 0], &slot[0], order.shape[0], &rank[0, 0],
-                                &rslot[0], int((rslot_a >= 0).sum()), Xt.shape[1], &rows[0],
-                                &weights[0], m, 2):
+                tied_a = presort_runs(Xt, order_a, slot_a, 2.0 if path == "fewties" else 0.0)
+                order, slot, tied = order_a, slot_a, tied_a
+                if presort_init(&ps, &order[0, 0], &slot[0], order.shape[0], &tied[0],
+                                Xt.shape[1], &rows[0], &weights[0], m, 2):
                     raise MemoryError()
                 sp.ps = &ps
                 sp.ps_node = True
