@@ -27,22 +27,39 @@ cdef extern from *:
             acc[j] = 0;
         }
     }
+    /* A weight as a 16-bit count: -1 unless an integer in [0, 65535]. */
+    static inline int frcli_c01_weight(double wd, uint16_t* w) {
+        if (!(wd >= 0.0 && wd <= 65535.0) || wd != (double)(int64_t)wd)
+            return -1;
+        *w = (uint16_t)(int64_t)wd;
+        return 0;
+    }
+    static inline void frcli_c01_move(int64_t* __restrict cnt, uint16_t* __restrict acc,
+                                      Py_ssize_t n, int first) {
+        if (first) {
+            for (Py_ssize_t j = 0; j < n; j++) {
+                cnt[j] = acc[j];
+                acc[j] = 0;
+            }
+        } else {
+            frcli_c01_flush(cnt, acc, n);
+        }
+    }
     FRCLI_C01_CLONES static int frcli_count01_rows(
             int64_t* __restrict cnt, uint16_t* __restrict acc, const uint8_t* __restrict B,
             const int* __restrict rows, const double* __restrict sw, Py_ssize_t m,
             Py_ssize_t Kc, int64_t* wsum) {
         int64_t blk = 0, tot = 0;
-        for (Py_ssize_t j = 0; j < Kc; j++) {
-            cnt[j] = 0;
+        int first = 1;      /* the first flush sets the counts (no clearing of cnt) */
+        uint16_t w;
+        for (Py_ssize_t j = 0; j < Kc; j++)
             acc[j] = 0;
-        }
         for (Py_ssize_t p = 0; p < m; p++) {
-            double wd = sw[p];
-            if (!(wd >= 0.0 && wd <= 65535.0) || wd != (double)(int64_t)wd)
+            if (frcli_c01_weight(sw[p], &w) != 0)
                 return -1;
-            uint16_t w = (uint16_t)(int64_t)wd;
             if (blk + w > 65535) {
-                frcli_c01_flush(cnt, acc, Kc);
+                frcli_c01_move(cnt, acc, Kc, first);
+                first = 0;
                 blk = 0;
             }
             blk += w;
@@ -51,7 +68,7 @@ cdef extern from *:
             for (Py_ssize_t j = 0; j < Kc; j++)
                 acc[j] += (uint16_t)(w * (uint16_t)b[j]);
         }
-        frcli_c01_flush(cnt, acc, Kc);
+        frcli_c01_move(cnt, acc, Kc, first);
         *wsum = tot;
         return 0;
     }
@@ -67,19 +84,18 @@ cdef extern from *:
             const int* __restrict rfeat, const int* __restrict slot, Py_ssize_t nb,
             int64_t* wsum) {
         int64_t blk = 0, tot = 0;
-        for (Py_ssize_t j = 0; j < nb * Kc; j++) {
-            cnt[j] = 0;
+        int first = 1;      /* the first flush sets the counts (no clearing of cnt) */
+        for (Py_ssize_t j = 0; j < nb * Kc; j++)
             acc[j] = 0;
-        }
         for (Py_ssize_t j = 0; j < nb; j++)
             wj[j] = 0;
+        uint16_t w;
         for (Py_ssize_t p = 0; p < m; p++) {
-            double wd = wt[p];
-            if (!(wd >= 0.0 && wd <= 65535.0) || wd != (double)(int64_t)wd)
+            if (frcli_c01_weight(wt[p], &w) != 0)
                 return -1;
-            uint16_t w = (uint16_t)(int64_t)wd;
             if (blk + w > 65535) {
-                frcli_c01_flush(cnt, acc, nb * Kc);
+                frcli_c01_move(cnt, acc, nb * Kc, first);
+                first = 0;
                 blk = 0;
             }
             blk += w;
@@ -96,7 +112,7 @@ cdef extern from *:
                     a[c] += (uint16_t)(w * (uint16_t)b[c]);
             }
         }
-        frcli_c01_flush(cnt, acc, nb * Kc);
+        frcli_c01_move(cnt, acc, nb * Kc, first);
         *wsum = tot;
         return 0;
     }

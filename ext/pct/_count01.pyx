@@ -112,6 +112,30 @@ def cross01_plan(Xt, ncat):
     return fv, rptr, np.ascontiguousarray(feats[which], dtype=np.int32)
 
 
+cdef int _bind(Count01* q, const uint8_t[:, ::1] b, const int32_t[::1] one_src,
+               const int32_t[::1] known_src, const int32_t[::1] grp,
+               intp_t ngroups) except -1:
+    """q over a plan's arrays (the caller keeps them alive), with its scratch."""
+    if b.shape[1] == 0 or grp.shape[0] == 0:
+        raise ValueError("nothing to count")
+    q.B = &b[0, 0]
+    q.Kc = b.shape[1]
+    q.K = grp.shape[0]
+    q.one_src = &one_src[0]
+    q.known_src = &known_src[0]
+    q.grp = &grp[0]
+    q.ngroups = ngroups
+    if count01_scratch(q) != 0:
+        raise MemoryError()
+    return 0
+
+
+cdef tuple _sums(const Stats* s, intp_t K):
+    cdef intp_t c
+    return (s.W, np.array([s.s1[c] for c in range(K)]), np.array([s.s2[c] for c in range(K)]),
+            np.array([s.nk[c] for c in range(K)]))
+
+
 def subset_sums01(C, rows, sw, bint neg=False, total=None):
     """(W, s1, s2, nk) of ``rows`` of C weighted by ``sw`` through ``stats01_rows``: added to
     zeros, or (``neg``) taken from ``total`` = (W, s1, s2, nk); None when the kernel refuses
@@ -129,20 +153,11 @@ def subset_sums01(C, rows, sw, bint neg=False, total=None):
     cdef intp_t K = grp.shape[0], m = r.shape[0], c
     if w.shape[0] != m or (m > 0 and (np.min(r) < 0 or np.max(r) >= b.shape[0])):
         raise ValueError("rows and sw must match and index C")
-    cdef uint8_t zero = 0
     cdef int32_t none = -1
     cdef Count01 q
-    q.B = &b[0, 0] if b.shape[0] > 0 and b.shape[1] > 0 else &zero
-    q.Kc = b.shape[1]
-    q.K = K
-    q.one_src = &one_src[0] if K > 0 else &none
-    q.known_src = &known_src[0] if K > 0 else &none
-    q.grp = &grp[0] if K > 0 else &none
-    q.ngroups = ngroups
+    _bind(&q, b, one_src, known_src, grp, ngroups)
     cdef Stats s
     cdef int rc
-    if count01_scratch(&q) != 0:
-        raise MemoryError()
     if stats_alloc(&s, K) != 0:
         count01_free(&q)
         raise MemoryError()
@@ -158,8 +173,7 @@ def subset_sums01(C, rows, sw, bint neg=False, total=None):
                           m, neg)
         if rc != 0:
             return None
-        return (s.W, np.array([s.s1[c] for c in range(K)]),
-                np.array([s.s2[c] for c in range(K)]), np.array([s.nk[c] for c in range(K)]))
+        return _sums(&s, K)
     finally:
         stats_free(&s)
         count01_free(&q)
@@ -197,21 +211,13 @@ def cross_sums01(C, Xt, ncat, rows, wt):
     cdef int64_t[::1] wj = np.zeros(nb + 1, dtype=np.int64)
     cdef int64_t tot
     cdef int32_t none = -1
-    cdef Count01 q
-    q.B = &b[0, 0]
-    q.Kc = Kc
-    q.K = K
-    q.one_src = &one_src[0]
-    q.known_src = &known_src[0]
-    q.grp = &grp[0]
-    q.ngroups = ngroups
     if frcli_cross01_rows(&cnt[0], &acc[0], &wj[0], &b[0, 0], Kc, &r[0] if m > 0 else &none,
                           &w[0] if m > 0 else NULL, m, &rptr[0], &rfeat[0], &slot[0], nb,
                           &tot) != 0:
         return None
+    cdef Count01 q
     cdef Stats s
-    if count01_scratch(&q) != 0:
-        raise MemoryError()
+    _bind(&q, b, one_src, known_src, grp, ngroups)
     if stats_alloc(&s, K) != 0:
         count01_free(&q)
         raise MemoryError()
@@ -220,10 +226,7 @@ def cross_sums01(C, Xt, ncat, rows, wt):
         for j in range(nb):
             stats_clear(&s, K)
             stats01_apply(&s, &q, &cnt[j * Kc], wj[j], False)
-            out.append((int(feats[j]), int(fv_a[feats[j]]), s.W,
-                        np.array([s.s1[c] for c in range(K)]),
-                        np.array([s.s2[c] for c in range(K)]),
-                        np.array([s.nk[c] for c in range(K)])))
+            out.append((int(feats[j]), int(fv_a[feats[j]])) + _sums(&s, K))
         return out
     finally:
         stats_free(&s)

@@ -123,7 +123,9 @@ def test_cross_counts_equal_numpy_sums_per_feature():
         fv, rptr, rfeat = _c01.cross01_plan(Xt, ncat)
         assert list(np.flatnonzero(fv != 255)) == [0, 2]
         rows = rng.choice(n, int(rng.integers(1, n + 1)), replace=False).astype(np.int32)
-        w = rng.integers(0, 4, rows.size).astype(float)
+        # small weights, and weights whose sum overflows a 16-bit lane many times
+        w = (rng.integers(0, 4, rows.size) if trial % 2 else
+             rng.integers(60000, 65536, rows.size)).astype(float)
         got = _c01.cross_sums01(C, Xt, ncat, rows, w)
         assert [g[0] for g in got] == [0, 2]
         for f, v, *sums in got:
