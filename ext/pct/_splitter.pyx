@@ -56,6 +56,8 @@ from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSI
                                     frcli_add_missing_rows)
 from libc.stdint cimport uint32_t
 from frcli._ext.pct._presort cimport Presort, RUN_START, ROW_MASK
+from frcli._ext.pct._count01 cimport (Count01, stats01_rows, stats01_apply, count01_scratch,
+                                     count01_free, frcli_cross01_rows)
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
@@ -196,6 +198,11 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.TT)
     free(sp.sac)
     free(sp.cwacc)
+    count01_free(&sp.c01)
+    free(sp.x01_slot)
+    free(sp.x01_cnt)
+    free(sp.x01_acc)
+    free(sp.x01_w)
     free(sp.sicol)
     free(sp.abound)
     free(sp.cur_cats)
@@ -216,6 +223,37 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.ccand)
     free(sp.ncodes)
     free(sp.cguess)
+
+
+cdef int count01_init(Splitter* sp, const Count01* plan) noexcept nogil:
+    """Count a nominal subset's sums in integers (``_subset_stats_int``; plan: the data's
+    ``_count01.count01_plan``); -1: it stays off."""
+    sp.c01 = plan[0]
+    if count01_scratch(&sp.c01) != 0:
+        sp.c01.B = NULL
+        return -1
+    return 0
+
+
+cdef int cross01_init(Splitter* sp, const uint8_t* fv, const int64_t* ptr,
+                      const int32_t* feat) noexcept nogil:
+    """Count the node's two-valued nominal candidates in one pass (``_cross_counts``; needs
+    ``count01_init``); -1: it stays off."""
+    cdef intp_t f, nf = sp.max_features, Kc = sp.c01.Kc
+    if sp.c01.B == NULL:
+        return -1
+    sp.x01_slot = <int32_t*>malloc((sp.F + 1) * sizeof(int32_t))
+    sp.x01_cnt = <int64_t*>malloc((nf * Kc + 1) * sizeof(int64_t))
+    sp.x01_acc = <uint16_t*>malloc((nf * Kc + 1) * sizeof(uint16_t))
+    sp.x01_w = <int64_t*>malloc((nf + 1) * sizeof(int64_t))
+    if sp.x01_slot == NULL or sp.x01_cnt == NULL or sp.x01_acc == NULL or sp.x01_w == NULL:
+        return -1
+    for f in range(sp.F):
+        sp.x01_slot[f] = -1
+    sp.x01_fv = fv
+    sp.x01_ptr = ptr
+    sp.x01_feat = feat
+    return 0
 
 
 cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
@@ -2043,16 +2081,71 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
         sp.srow[q] = idx[p]
         sp.sw[q] = wt[p]
         q += (sel[<intp_t>x] != 0) == own
-    add_missing_rows(out, cd.C, sp.srow, sp.sw, q, K, not own)
+    if (sp.c01.B == NULL or q == 0
+            or stats01_rows(out, &sp.c01, sp.srow, sp.sw, q, not own) != 0):
+        add_missing_rows(out, cd.C, sp.srow, sp.sw, q, K, not own)
+
+
+cdef void _cross_counts(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                        intp_t end) noexcept nogil:
+    """The node's candidates of ``cross01_plan`` (integer weights only) counted in one pass
+    over its rows: per candidate, the weight and the 0/1 counts of the rows with its listed
+    value (``frcli_cross01_rows``), instead of a pass over the rows per candidate for its
+    values' weights and another for the side it tests. Sums of integers: the same doubles
+    as those passes give."""
+    cdef intp_t i, p, nb = 0, nf = sp.max_features
+    for p in range(start, end):
+        if wt[p] != floor(wt[p]):
+            return
+    sp.node_int_w = 1
+    for i in range(nf):
+        if sp.x01_fv[sp.features[i]] != 255:
+            sp.x01_slot[sp.features[i]] = <int32_t>nb
+            nb += 1
+    if nb == 0:
+        return
+    if frcli_cross01_rows(sp.x01_cnt, sp.x01_acc, sp.x01_w, sp.c01.B, sp.c01.Kc, idx + start,
+                          wt + start, end - start, sp.x01_ptr, sp.x01_feat, sp.x01_slot, nb,
+                          &sp.x01_tot) != 0:
+        for i in range(nf):
+            sp.x01_slot[sp.features[i]] = -1
+
+
+cdef inline intp_t _cross_cats(Splitter* sp, intp_t f) noexcept nogil:
+    """``_category_weights`` of a counted candidate (no value missing): its values' weights in
+    sp.cat, the number present."""
+    cdef int64_t wf = sp.x01_w[sp.x01_slot[f]], one
+    one = wf if sp.x01_fv[f] == 1 else sp.x01_tot - wf
+    sp.cat = sp.cat_own
+    sp.cat[0].W = <double>(sp.x01_tot - one)
+    sp.cat[1].W = <double>one
+    return (sp.x01_tot - one > 0) + (one > 0)
+
+
+cdef inline void _cross_side(Splitter* sp, intp_t f, const uint8_t* sel, const Stats* T,
+                             Stats* out) noexcept nogil:
+    """``_subset_stats_int`` of a counted candidate, sel holding one of its two values: the
+    listed rows' counts, or T less them."""
+    cdef intp_t j = sp.x01_slot[f], K = sp.cd.K
+    if sel[sp.x01_fv[f]]:
+        stats_clear(out, K)
+        stats01_apply(out, &sp.c01, sp.x01_cnt + j * sp.c01.Kc, sp.x01_w[j], False)
+    else:
+        stats_copy(out, T, K)
+        stats01_apply(out, &sp.c01, sp.x01_cnt + j * sp.c01.Kc, sp.x01_w[j], True)
 
 
 cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                               intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """``_random_nominal`` with int_sums: the same draws, the drawn subset's statistics only."""
-    cdef intp_t k = sp.ncat[f], nm, present
+    cdef intp_t k = sp.ncat[f], nm = 0, present
+    cdef bint counted = sp.x01_fv != NULL and sp.x01_slot[f] >= 0
     cdef Stats* T
     sp.cat = sp.cat_own
-    present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if counted:
+        present = _cross_cats(sp, f)
+    else:
+        present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present < 0:
         _random_nominal(sp, idx, wt, start, end, f, best)
         return
@@ -2061,7 +2154,10 @@ cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt
     T = _corrected_total(sp, idx, wt, nm)
     if not _draw_subset(sp, k, present, T.W):
         return
-    _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
+    if counted:
+        _cross_side(sp, f, sp.try_cats, T, &sp.cur)
+    else:
+        _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
     _offer_subset(sp, idx, wt, start, end, best, f, _gain_node(sp, &sp.cur, T), T)
 
 
@@ -2069,11 +2165,15 @@ cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, 
                             intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """``_best_nominal`` with int_sums: two values present need one subset's statistics;
     more values run the greedy search on ``_category_stats_int``'s statistics."""
-    cdef intp_t k = sp.ncat[f], v, nm, present
+    cdef intp_t k = sp.ncat[f], v, nm = 0, present
+    cdef bint counted = sp.x01_fv != NULL and sp.x01_slot[f] >= 0
     cdef Stats* T
     cdef double ml = sp.min_leaf
     sp.cat = sp.cat_own
-    present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if counted:
+        present = _cross_cats(sp, f)
+    else:
+        present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present != 2:
         if present != 1 and present != 0:
             _best_nominal(sp, idx, wt, start, end, f, best)
@@ -2084,7 +2184,10 @@ cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, 
     v = _first_value(sp, k, T)
     if v < 0:
         return
-    _subset_stats_int(sp, idx, wt, start, end, f, sp.cur_cats, T, &sp.cur)
+    if counted:
+        _cross_side(sp, f, sp.cur_cats, T, &sp.cur)
+    else:
+        _subset_stats_int(sp, idx, wt, start, end, f, sp.cur_cats, T, &sp.cur)
     _offer_first(sp, best, f, _gain_node(sp, &sp.cur, T), T, v)
 
 
@@ -2282,6 +2385,8 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
         _batch_categories(sp, idx, wt, start, end)
     if sp.cnode != NULL and _node_codes(sp, idx, start, end) != 0:
         return -1
+    if sp.x01_fv != NULL:
+        _cross_counts(sp, idx, wt, start, end)
     if sp.numeric_search == NULL:
         _choose_searches(sp)
     for i in range(nf):
@@ -2303,6 +2408,8 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
             sp.bslot[f] = -1
         if sp.cnode != NULL:
             sp.cnode[f] = -1
+        if sp.x01_fv != NULL:
+            sp.x01_slot[f] = -1
     sp.cat = sp.cat_own
     if sp.share_ties:
         return _find_ties(sp, idx, start, end, best)
