@@ -5,14 +5,12 @@ not shared; ours is on our set with the most features)."""
 from __future__ import annotations
 
 import json
-from functools import partial
 
 import numpy as np
 
 from reproduce import analysis as A
 from reproduce import md
-from reproduce.framework import Study
-from reproduce.studies import _subset
+from reproduce.framework import ConfigRef, Study
 from reproduce.papers import paper
 from reproduce.studies._labels import PAIR_LABELS, PAIRS, pair_label
 from reproduce.studies._rf_note import with_rf_note
@@ -21,15 +19,8 @@ SIZES = (10, 25, 50, 75, 100, 150, 250)
 ITER = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
 MEASURE = "pooled_auprc"
 
-# The six sets the section runs on the shared machine; the draft `hmlc-saturation-all` runs
-# all 12 and replaces it once its stores are complete.
-SETS = ("church_FUN", "derisi_FUN", "eisen_FUN", "pheno_FUN", "pheno_GO", "enron_corr")
-
-
-def configs(sets) -> tuple:
-    """The saturation and m-grid configs on ``sets`` (None: all of their data sets)."""
-    return (_subset.ref("configs/hmlc-saturation.yaml", sets),
-            _subset.ref("configs/hmlc-relief-m.yaml", sets))
+SATURATION, RELIEF_M = "hmlc-saturation", "hmlc-relief-m"
+CONFIGS = (ConfigRef("configs/hmlc-saturation.yaml"), ConfigRef("configs/hmlc-relief-m.yaml"))
 
 
 def size_label(method: str, params: str) -> str | None:
@@ -101,10 +92,9 @@ def fig5(df, shares, ds: str, name: str) -> str:
     return A.save_png(fig, name, dpi=100)
 
 
-def render(stores, sets) -> str:
-    refs = configs(sets)
+def render(stores) -> str:
     P = paper("hmlc")
-    view = stores[_subset.store_name(refs[0])]
+    view = stores[SATURATION]
     df = A.wide(view, MEASURE, size_label, rounding="3sig")
     sets = list(df.index)
     N = len(sets)
@@ -119,7 +109,7 @@ def render(stores, sets) -> str:
     n_sig = sum(1 for p in ps if p <= 0.05)
     n_holm = int(np.sum(A.correct(ps, "holm")[0]))
 
-    mview = stores[_subset.store_name(refs[1])]
+    mview = stores[RELIEF_M]
     mdf = A.wide(mview, MEASURE, m_label, rounding="3sig")
     mcols = [f"m={100 * it:g}%" for it in ITER]
     mc = A.compare(mdf, mcols, False)
@@ -170,11 +160,7 @@ def render(stores, sets) -> str:
         f"differ (p = {P.fact('relief_m_p').value}, average ranks within "
         f"{P.fact('relief_m_spread').value}; {P.fact('relief_m_p').cite}), so m = 1 %. Ours: "
         f"`configs/hmlc-saturation.yaml` (nested forests: the n-tree forest is the first n "
-        f"trees of the largest) and `configs/hmlc-relief-m.yaml` on {N} shared sets."
-        + _subset.note("configs/hmlc-saturation.yaml", sets, "forests of 250 trees and "
-                       "Relief with m = 100 % on the larger sets take hours on the shared "
-                       "2-core machine", "the draft study `hmlc-saturation-all`, whose stores "
-                       "accumulate across sessions until it replaces this section,"),
+        f"trees of the largest) and `configs/hmlc-relief-m.yaml` on {N} shared sets.",
         "",
         md.code("python -m reproduce hmlc-saturation --jobs 2"),
         "",
@@ -202,15 +188,10 @@ def render(stores, sets) -> str:
     ])
 
 
-def study(sets, name: str, **kw) -> Study:
-    """The study on ``sets`` of the configs (None: all 12)."""
-    return Study(
-        name=name,
-        title="HMLC paper: saturation 10-250 trees, HMLC-Relief m grid, Fig. 5",
-        configs=configs(sets),
-        render=partial(render, sets=sets),
-        paper_sets="hmlc:n_sets",
-        **kw)
-
-
-STUDY = study(SETS, "hmlc-saturation", order=31)
+STUDY = Study(
+    name="hmlc-saturation",
+    title="HMLC paper: saturation 10-250 trees, HMLC-Relief m grid, Fig. 5",
+    configs=CONFIGS,
+    render=render,
+    paper_sets="hmlc:n_sets",
+    order=31)
