@@ -13,7 +13,9 @@ for bit (else the script fails).
 The estimated P-DS cost of a set is its (fold, L) time summed over the ensembles x 50
 (10 folds x 5 values of L, L = 200 standing for all five), one job.
 
-Usage: ``python bench/bench_ssl_forests.py --reference DIR [--sets chess,mortgage] [--L 200]``
+Usage: ``python bench/bench_ssl_forests.py --reference DIR [--sets chess,mortgage] [--L 200]
+[--repeat 2]`` (``--repeat``: runs per build, set and ensemble, alternating; the table then
+gives the fastest run, the range, and the range of the back-to-back pairs' ratios)
 (DIR: a checkout whose ``frcli`` is the reference, with ``frcli/_ext -> ../ext`` linked as for
 ``bench/tree_identity.py``, e.g. main before the semi-supervised kernel speed-up:
 ``--reference-name "main f755fdd"``; ``make bench-ssl-forests REF=DIR REF_NAME=...``).
@@ -109,12 +111,45 @@ def _run(python_path: str, name: str, labelled: int, ens: str) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def render(rows: list[dict], labelled: int, argv: str, ref_name: str) -> str:
+def _load() -> str:
     with open("/proc/loadavg") as fh:
-        load = fh.read().split()[0]
+        return fh.read().split()[0]
+
+
+def _merge(acc: dict, run: dict, ens: str) -> None:
+    """Keep every run of ``ens`` (acc["runs"][ens]) and, as acc[ens], the fastest one."""
+    runs = acc.setdefault("runs", {}).setdefault(ens, [])
+    runs.append(run[ens])
+    acc.update({k: v for k, v in run.items() if k != ens})
+    acc[ens] = min(runs, key=lambda x: x["s"])
+
+
+def _secs(r: dict, ens: str) -> str:
+    """The fastest run, and the range when there are several."""
+    t = [x["s"] for x in r["runs"][ens]]
+    return f"{min(t):.1f}" if len(t) == 1 else f"{min(t):.1f} ({min(t):.1f}–{max(t):.1f})"
+
+
+def _ratios(r: dict, ens: str) -> str:
+    """Fastest over fastest, and the range of the back-to-back pairs' ratios."""
+    a, b = r["ref"]["runs"][ens], r["new"]["runs"][ens]
+    q = [x["s"] / y["s"] for x, y in zip(a, b)]
+    best = r["ref"][ens]["s"] / r["new"][ens]["s"]
+    return f"{best:.1f}x" if len(q) == 1 else f"{best:.1f}x ({min(q):.1f}–{max(q):.1f})"
+
+
+def render(rows: list[dict], labelled: int, argv: str, ref_name: str,
+           load0: str = "?") -> str:
+    load = _load()
+    nrep = len(rows[0]["new"]["runs"][ENSEMBLES[0]]) if rows else 1
+    rep = ("" if nrep == 1 else
+           f" Each build ran {nrep} times per set and ensemble, alternating; the table gives "
+           "the fastest run with the range in brackets, and the speed-up as fastest over "
+           "fastest with the range of the back-to-back pairs' ratios.")
     out = [f"`python bench/bench_ssl_forests.py {argv}` at commit {commit()} against "
            f"{ref_name}, {platform.processor() or platform.machine()}, load average "
-           f"{load} when it ended (a shared machine: ratios, not seconds, carry over).", "",
+           f"{load0} when it started and {load} when it ended (a shared machine: ratios, "
+           "not seconds, carry over).", "",
            f"**Semi-supervised forests per (fold, L)**: one training fold (9/10 of "
            f"the rows), L = {labelled} labelled, per ensemble `forest_scores(trees=100, "
            "w=\"auto\", min_leaf=1, ties=\"first\")` = w by internal CV (44 forests of 20 "
@@ -124,14 +159,15 @@ def render(rows: list[dict], labelled: int, argv: str, ref_name: str) -> str:
            "chosen w and every "
            "score are bit-identical between the builds (checked by the script). P-DS cost = "
            "the three ensembles' (fold, L) time x 50 (10 folds x 5 values of L; L = "
-           f"{labelled} stands for all five), one job.", "",
+           f"{labelled} stands for all five), one job." + rep, "",
            "| data | rows x features | ensemble | reference (s) | this build (s) | speed-up | "
            "chosen w |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         for ens in ENSEMBLES:
-            a, b = r["ref"][ens], r["new"][ens]
+            b = r["new"][ens]
             out.append(f"| {r['set']} | {r['new']['rows']} x {r['new']['features']} | {ens} | "
-                       f"{a['s']:.1f} | {b['s']:.1f} | {a['s'] / b['s']:.1f}x | {b['w']} |")
+                       f"{_secs(r['ref'], ens)} | {_secs(r['new'], ens)} | {_ratios(r, ens)} "
+                       f"| {b['w']} |")
     out += ["", "| data | P-DS cost, reference (h) | P-DS cost, this build (h) |", "|---|---|---|"]
     for r in rows:
         ta = sum(r["ref"][e]["s"] for e in ENSEMBLES) * 50 / 3600
@@ -147,6 +183,8 @@ def main() -> int:
                     help="how the doc names the reference (e.g. its commit)")
     ap.add_argument("--sets", default=DEFAULT_SETS, help="comma list of P-DS / P-ML set names")
     ap.add_argument("--L", type=int, default=200, help="labelled rows (default 200)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per build and ensemble, alternating (default 1)")
     ap.add_argument("--no-write", action="store_true", help="print, do not update the doc")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--ensemble", help=argparse.SUPPRESS)
@@ -163,12 +201,14 @@ def main() -> int:
     if unknown:
         ap.error(f"unknown set(s) {', '.join(unknown)} (known: {', '.join(sorted(cat))})")
     rows = []
+    load0 = _load()
     for name in names:
         ref: dict = {}
         new: dict = {}
-        for ens in ENSEMBLES:       # each ensemble's pair back to back (load drifts)
-            ref.update(_run(str(Path(a.reference).resolve()), name, a.L, ens))
-            new.update(_run(str(ROOT), name, a.L, ens))
+        for ens in ENSEMBLES:       # each ensemble's pairs back to back (load drifts)
+            for _ in range(a.repeat):
+                _merge(ref, _run(str(Path(a.reference).resolve()), name, a.L, ens), ens)
+                _merge(new, _run(str(ROOT), name, a.L, ens), ens)
         # the reference's kernels must be its own (a checkout needs frcli/_ext -> ../ext,
         # else an editable install's mapping hands it this build's)
         if not ref["ext"].startswith(str(Path(a.reference).resolve())):
@@ -176,7 +216,7 @@ def main() -> int:
                   "frcli/_ext -> ../ext in the reference checkout", file=sys.stderr)
             return 1
         for ens in ENSEMBLES:
-            if (ref[ens]["digest"], ref[ens]["w"]) != (new[ens]["digest"], new[ens]["w"]):
+            if len({(x["digest"], x["w"]) for x in ref["runs"][ens] + new["runs"][ens]}) != 1:
                 print(f"DIFFERENT outputs: {name} {ens}", file=sys.stderr)
                 return 1
         rows.append({"set": name, "ref": ref, "new": new})
@@ -186,7 +226,7 @@ def main() -> int:
     for e in ENSEMBLES:          # the ratio over all sets, weighted by time
         rows_e = [(r["ref"][e]["s"], r["new"][e]["s"]) for r in rows]
         print(e, "total speed-up", sum(a for a, _ in rows_e) / sum(b for _, b in rows_e))
-    text = render(rows, a.L, argv, a.reference_name)
+    text = render(rows, a.L, argv, a.reference_name, load0)
     print(text)
     if not a.no_write:
         write_block("## Semi-supervised and unsupervised", "bench-ssl-forests", text)

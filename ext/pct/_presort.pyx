@@ -15,52 +15,48 @@ from frcli._ext._utils cimport int64_t, uint64_t
 
 
 cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, intp_t nf,
-                      const int32_t* rank_order, const int32_t* rslot, intp_t nr,
-                      intp_t n, const int32_t* idx0, const double* wt0, intp_t m0,
-                      intp_t min_rows) noexcept nogil:
-    """Lists of the bag rows idx0 (weights wt0, each row once) for the nf features, and the
-    rank lists of the nr features with ties (rank_order: (nr, n), the ranks along order)."""
+                      const uint8_t* tied, intp_t n, const int32_t* idx0, const double* wt0,
+                      intp_t m0, intp_t min_rows) noexcept nogil:
+    """Lists of the bag rows idx0 (weights wt0, each row once) for the nf features (order:
+    (nf, n), ``presort_runs``' run starts marked where tied[k])."""
     cdef intp_t k, i, q
-    cdef const int32_t* o
-    cdef const int32_t* ro
-    cdef int32_t* L
-    cdef int32_t* R
-    cdef int32_t r
+    cdef const uint32_t* o
+    cdef uint32_t* L
+    cdef uint32_t x, r, run, keep
     memset(ps, 0, sizeof(Presort))
     ps.n = n
     ps.m0 = m0
     ps.nf = nf
     ps.slot = slot
     ps.min_rows = min_rows
-    ps.nr = nr
-    ps.rslot = rslot
+    ps.tied = tied
     ps.lists = <int32_t*>malloc((nf * m0 + 1) * sizeof(int32_t))     # +1: the fill below writes one past a list
-    ps.ranks = <int32_t*>malloc((nr * m0 + 1) * sizeof(int32_t))
-    ps.tmp = <int32_t*>malloc((2 * m0 + 1) * sizeof(int32_t))
+    ps.tmp = <int32_t*>malloc((m0 + 1) * sizeof(int32_t))
     ps.right = <uint8_t*>calloc(n + 1, 1)
     ps.wrow = <double*>calloc(n + 1, sizeof(double))
-    if (ps.lists == NULL or ps.ranks == NULL or ps.tmp == NULL or ps.right == NULL
-            or ps.wrow == NULL):
+    if ps.lists == NULL or ps.tmp == NULL or ps.right == NULL or ps.wrow == NULL:
         return -1
     for i in range(m0):
         ps.wrow[idx0[i]] = wt0[i]
     for k in range(nf):
-        o = order + k * n
-        L = ps.lists + k * m0
+        o = <const uint32_t*>order + k * n
+        L = <uint32_t*>ps.lists + k * m0
         q = 0
-        if rslot[k] < 0:
+        if tied[k] != 1:
             for i in range(n):          # branch-free: about 1 row in 3 is out of the bag
                 r = o[i]
                 L[q] = r
                 q += ps.wrow[r] > 0.0
-        else:
-            ro = rank_order + rslot[k] * n
-            R = ps.ranks + rslot[k] * m0
+        else:                           # a bag row starts a run when a row since the
+            run = 0                     # previous bag row (itself included) starts one
             for i in range(n):
-                r = o[i]
-                L[q] = r
-                R[q] = ro[i]
-                q += ps.wrow[r] > 0.0
+                x = o[i]
+                r = x & ROW_MASK
+                run |= x & RUN_START
+                L[q] = r | run
+                keep = ps.wrow[r] > 0.0
+                q += keep
+                run &= keep - 1         # (cleared once written)
         if q != m0:
             return -1
     return 0
@@ -68,31 +64,29 @@ cdef int presort_init(Presort* ps, const int32_t* order, const int32_t* slot, in
 
 cdef void presort_free(Presort* ps) noexcept nogil:
     free(ps.lists)
-    free(ps.ranks)
     free(ps.tmp)
     free(ps.right)
     free(ps.wrow)
-    ps.lists = ps.tmp = ps.ranks = NULL
+    ps.lists = ps.tmp = NULL
     ps.right = NULL
     ps.wrow = NULL
 
 
 cdef void presort_partition(Presort* ps, intp_t s, intp_t e) noexcept nogil:
-    """Stable [right | left] partition of every list's segment [s, e) by ``ps.right`` (a
-    rank list with its list)."""
+    """Stable [right | left] partition of every list's segment [s, e) by ``ps.right``. In a
+    list with run starts, a child's entry starts a run when an entry of the parent between
+    the child's previous entry and itself (itself included) starts one: the child's values
+    differ there, as its entries keep their order."""
     cdef intp_t k, p, nr, nl
-    cdef int32_t* L
-    cdef int32_t* R
-    cdef int32_t r, v
-    cdef uint8_t g
-    cdef int32_t* tmp = ps.tmp
-    cdef int32_t* tmpr = ps.tmp + ps.m0
+    cdef uint32_t* L
+    cdef uint32_t r, x, g, runR, runL
+    cdef uint32_t* tmp = <uint32_t*>ps.tmp
     cdef const uint8_t* right = ps.right
     for k in range(ps.nf):
-        L = ps.lists + k * ps.m0
+        L = <uint32_t*>ps.lists + k * ps.m0
         nr = s
         nl = 0
-        if ps.rslot[k] < 0:
+        if ps.tied[k] != 1:
             for p in range(s, e):      # branch-free: the sides are as unpredictable as coins
                 r = L[p]
                 g = right[r]
@@ -101,18 +95,19 @@ cdef void presort_partition(Presort* ps, intp_t s, intp_t e) noexcept nogil:
                 nr += g
                 nl += 1 - g
         else:
-            R = ps.ranks + ps.rslot[k] * ps.m0
+            runR = runL = 0
             for p in range(s, e):
-                r = L[p]
-                v = R[p]
+                x = L[p]
+                r = x & ROW_MASK
                 g = right[r]
-                L[nr] = r
-                R[nr] = v
-                tmp[nl] = r
-                tmpr[nl] = v
+                runR |= x & RUN_START
+                runL |= x & RUN_START
+                L[nr] = r | runR
+                tmp[nl] = r | runL
                 nr += g
                 nl += 1 - g
-            memcpy(R + nr, tmpr, nl * sizeof(int32_t))
+                runR &= g - 1           # the side written is cleared
+                runL &= 0 - g
         memcpy(L + nr, tmp, nl * sizeof(int32_t))
 
 
@@ -468,22 +463,63 @@ def nominal_row_lists(const double[:, ::1] Xt, const int64_t[::1] indptr,
             np.concatenate([val[order], pad]))
 
 
-def presort_ranks(const double[:, ::1] Xt, order, slot):
-    """The rank lists of the presorted features with ties: (rslot (nf,) int32, -1 where no
-    two values of the feature are equal; rank_order (nr, n) int32, the dense rank of each
-    position of the feature's order: equal values, equal ranks, ascending). A feature
+def presort_runs(const double[:, ::1] Xt, order, slot, double sparse_ties=0.0):
+    """Mark the run starts of the presorted features with ties in their value orders
+    (``order``, (nf, n) int32, modified: RUN_START on each position whose value is above
+    the previous one's, the first position included) and return tied ((nf,) uint8: 0 where
+    no two values of the feature are equal, 1 marked, 2 unmarked with ties). A feature
     without ties is swept from its list alone (``_splitter._sweep_tiefree``), one with ties
-    by its runs of equal ranks (``_splitter._sweep_runs``)."""
+    by its runs (``_splitter._sweep_runs``). A feature whose tied rows (those not first of
+    their value) are fewer than ``sparse_ties`` of the rows is left unmarked (2): its list
+    is partitioned as a tie-free one, and its sweep checks that a cut lies between two
+    values only where the cut can matter (``_splitter._sweep_tiefree`` with ``fewties``):
+    the rounded values of a CSV file with 6 digits have a few ties, and marks would make
+    every node's partition of the list dearer. Rows need at most 31 bits."""
     cand = np.flatnonzero(np.asarray(slot) >= 0)
     nf = len(cand)
-    rslot = np.full(max(nf, 1), -1, dtype=np.int32)
-    rows = []
+    o = np.asarray(order)
+    tied = np.zeros(max(nf, 1), dtype=np.uint8)
+    if nf and o.shape[1] > ROW_MASK:
+        raise ValueError("presorted lists hold at most 2**31 - 1 rows")
     for k in range(nf):
-        vals = np.asarray(Xt)[cand[k]][np.asarray(order)[k]]
-        step = vals[1:] > vals[:-1]
-        if not step.all():
-            rslot[k] = len(rows)
-            rows.append(np.concatenate([[0], np.cumsum(step)]).astype(np.int32))
-    rank_order = (np.ascontiguousarray(np.vstack(rows)) if rows
-                  else np.zeros((1, 1), dtype=np.int32))
-    return rslot, rank_order
+        vals = np.asarray(Xt)[cand[k]][o[k]]
+        step = np.concatenate([[True], vals[1:] > vals[:-1]])
+        ntied = step.size - int(np.count_nonzero(step))
+        if ntied == 0:
+            continue
+        if ntied < sparse_ties * step.size:
+            tied[k] = 2
+        else:
+            tied[k] = 1
+            o[k] |= np.where(step, np.int32(-2 ** 31), np.int32(0))
+    return tied
+
+
+def _partitioned_lists(const int32_t[:, ::1] order, const int32_t[::1] slot,
+                       const uint8_t[::1] tied, const int32_t[::1] idx0,
+                       const double[::1] wt0, splits):
+    """Testing hook: a tree's lists of the bag rows idx0 (weights wt0) from ``order``
+    (``presort_runs``' marks included) after the partitions ``splits``, each (s, e, right):
+    the segment [s, e) of the lists split by right ((n,) uint8, 1 = the row goes right), as
+    the builder splits a node. Returns the lists (nf, m0) int32, marks included."""
+    cdef Presort ps
+    cdef intp_t nf = order.shape[0], n = order.shape[1], m0 = idx0.shape[0], i
+    cdef const uint8_t[::1] rv
+    if nf == 0 or m0 == 0:
+        raise ValueError("no lists")
+    if presort_init(&ps, &order[0, 0], &slot[0], nf, &tied[0], n, &idx0[0], &wt0[0], m0, 2):
+        presort_free(&ps)
+        raise MemoryError()
+    try:
+        for s, e, right in splits:
+            rv = right
+            if rv.shape[0] != n or not 0 <= s <= e <= m0:
+                raise ValueError("a split out of range")
+            for i in range(n):
+                ps.right[i] = rv[i]
+            presort_partition(&ps, s, e)
+        out = np.empty((nf, m0), dtype=np.int32)
+        out.ravel()[:] = <int32_t[:nf * m0]>ps.lists
+        return out
+    finally:
+        presort_free(&ps)

@@ -3,6 +3,8 @@
 from frcli._ext._utils cimport intp_t, int32_t, int64_t, uint8_t, uint64_t
 from frcli._ext.pct._criterion cimport ClusterData, Stats
 from frcli._ext.pct._presort cimport Presort
+from libc.stdint cimport uint16_t
+from frcli._ext.pct._count01 cimport Count01
 
 cdef struct SplitRecord:
     intp_t feature           # -1: no valid test
@@ -154,6 +156,19 @@ cdef struct Splitter:
     # (``_forest``): a node left unsplit then changes no other node
     const double* reach_X
     intp_t n_reach
+    # int_sums data whose clustering values are all 0, 1 or unknown: a nominal subset's
+    # sums counted in integers (``_count01``); c01.B == NULL: not so
+    Count01 c01
+    # with c01: the node's two-valued nominal candidates counted in one pass over its rows
+    # (``_cross_counts``; plan ``_count01.cross01_plan``); x01_fv == NULL: off
+    const uint8_t* x01_fv    # (F,) the value whose rows are listed, 255: not such a feature
+    const int64_t* x01_ptr   # (n + 1,) per row, the features listed with that value
+    const int32_t* x01_feat
+    int32_t* x01_slot        # (F,) slot of a counted candidate of the node, or -1
+    int64_t* x01_cnt         # (max_features Kc) each slot's counts
+    uint16_t* x01_acc        # (max_features Kc) their 16-bit lanes
+    int64_t* x01_w           # (max_features) each slot's listed weight
+    int64_t x01_tot          # the node's weight
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
                        const ClusterData* cd, intp_t max_features, double min_leaf, bint extra,
@@ -165,6 +180,9 @@ cdef int batch_init(Splitter* sp, const int64_t* nd_ptr, const int32_t* nd_rows,
                     const int32_t* nd_default, const int32_t* nd_val, const int64_t* nr_ptr,
                     const int32_t* nr_feat, const int32_t* nr_val,
                     const int32_t* counts) noexcept nogil
+cdef int count01_init(Splitter* sp, const Count01* plan) noexcept nogil
+cdef int cross01_init(Splitter* sp, const uint8_t* fv, const int64_t* ptr,
+                      const int32_t* feat) noexcept nogil
 cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
                      const double* cvals) noexcept nogil
 cdef void draw_features(Splitter* sp) noexcept nogil

@@ -54,7 +54,10 @@ from frcli._ext.pct._criterion cimport (MODE_COMPLETE, MODE_SPARSE01, MODE_MISSI
                                     gain_missing_begin, sub_missing, var_sel,
                                     frcli_screen_terms, frcli_gain_missing_terms,
                                     frcli_add_missing_rows)
-from frcli._ext.pct._presort cimport Presort
+from libc.stdint cimport uint32_t
+from frcli._ext.pct._presort cimport Presort, RUN_START, ROW_MASK
+from frcli._ext.pct._count01 cimport (Count01, stats01_rows, stats01_apply, count01_scratch,
+                                     count01_free, frcli_cross01_rows)
 
 
 cdef int splitter_init(Splitter* sp, const double* Xt, intp_t n, intp_t F, const int32_t* ncat,
@@ -195,6 +198,11 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.TT)
     free(sp.sac)
     free(sp.cwacc)
+    count01_free(&sp.c01)
+    free(sp.x01_slot)
+    free(sp.x01_cnt)
+    free(sp.x01_acc)
+    free(sp.x01_w)
     free(sp.sicol)
     free(sp.abound)
     free(sp.cur_cats)
@@ -215,6 +223,37 @@ cdef void splitter_free(Splitter* sp) noexcept nogil:
     free(sp.ccand)
     free(sp.ncodes)
     free(sp.cguess)
+
+
+cdef int count01_init(Splitter* sp, const Count01* plan) noexcept nogil:
+    """Count a nominal subset's sums in integers (``_subset_stats_int``; plan: the data's
+    ``_count01.count01_plan``); -1: it stays off."""
+    sp.c01 = plan[0]
+    if count01_scratch(&sp.c01) != 0:
+        sp.c01.B = NULL
+        return -1
+    return 0
+
+
+cdef int cross01_init(Splitter* sp, const uint8_t* fv, const int64_t* ptr,
+                      const int32_t* feat) noexcept nogil:
+    """Count the node's two-valued nominal candidates in one pass (``_cross_counts``; needs
+    ``count01_init``); -1: it stays off."""
+    cdef intp_t f, nf = sp.max_features, Kc = sp.c01.Kc
+    if sp.c01.B == NULL:
+        return -1
+    sp.x01_slot = <int32_t*>malloc((sp.F + 1) * sizeof(int32_t))
+    sp.x01_cnt = <int64_t*>malloc((nf * Kc + 1) * sizeof(int64_t))
+    sp.x01_acc = <uint16_t*>malloc((nf * Kc + 1) * sizeof(uint16_t))
+    sp.x01_w = <int64_t*>malloc((nf + 1) * sizeof(int64_t))
+    if sp.x01_slot == NULL or sp.x01_cnt == NULL or sp.x01_acc == NULL or sp.x01_w == NULL:
+        return -1
+    for f in range(sp.F):
+        sp.x01_slot[f] = -1
+    sp.x01_fv = fv
+    sp.x01_ptr = ptr
+    sp.x01_feat = feat
+    return 0
 
 
 cdef int counts_init(Splitter* sp, const int32_t* cslot, const uint8_t* ccodes,
@@ -265,8 +304,10 @@ cdef int test_side(const Splitter* sp, intp_t f, double thr, const uint8_t* cats
 
 cdef inline double _split_value(double lo, double hi) noexcept nogil:
     """CLUS's ``SplitPosition = Exact``: the test is ``x <= lo`` (CLUS prints it as ``x > lo``),
-    lo being the largest value of the left ("no") branch; ``hi`` is unused."""
-    return lo
+    lo being the largest value of the left ("no") branch; ``hi`` is unused. A zero is +0.0
+    (lo + 0.0): -0.0 and 0.0 are one value, and which of them a run of zeros ends with
+    depends on the path (sorted node, presorted list, value table), not on the data."""
+    return lo + 0.0
 
 
 cdef intp_t _gather(Splitter* sp, const int32_t* idx, intp_t start, intp_t end, intp_t f,
@@ -853,18 +894,46 @@ cdef void _clus_tie_order(Splitter* sp, const double* wt, intp_t m, intp_t r0) n
 
 cdef inline void _list_threshold(SplitRecord* best, const double* col, const int32_t* L,
                                  intp_t jbest) noexcept nogil:
-    """The recorded cut's value, read once for the last recorded cut only."""
+    """The recorded cut's value, read once for the last recorded cut only (a list with run
+    starts: its rows masked)."""
     if jbest > 0:
-        best.threshold = _split_value(col[L[jbest - 1]], col[L[jbest]])
+        best.threshold = _split_value(col[<uint32_t>L[jbest - 1] & ROW_MASK],
+                                      col[<uint32_t>L[jbest] & ROW_MASK])
         best.cut = jbest
 
 
+cdef inline int _cut_between(Splitter* sp, const Stats* T, SplitRecord* best, intp_t f,
+                             const double* col, const int32_t* L, intp_t j) noexcept nogil:
+    """``_cut`` (complete mode, the moving side right) of a list with unmarked ties at its
+    position j: a cut inside a run of equal values is no cut, which the two values tell;
+    they are read only after the cut's screen, before anything is recorded (h, c_hi)."""
+    cdef double WM = sp.mov.W, WO = T.W - sp.mov.W, h
+    if WO < sp.min_leaf:
+        return -1
+    if WM >= sp.min_leaf:
+        if sp.screen_cuts and _cannot_matter(sp, T, best):
+            return 0
+        if col[L[j - 1]] == col[L[j]]:
+            return 0
+        h = _sweep_h(sp, T, 0.0, 0.0)
+        if _better(best, h):
+            _record(best, f, h, 0.0, WO, WM, WM / T.W)
+            return 1
+    return 0
+
+
 cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
-                         SplitRecord* best) noexcept nogil:
+                         SplitRecord* best, bint fewties) noexcept nogil:
     """_best_numeric for a presorted feature with no two equal values in the data: the
     node's rows come from its list in strictly ascending value order, so no gather, no tie
     check, every position is a candidate and a value is read only when a test is recorded.
-    The same candidates, sums and order as the gathered sweep."""
+    The same candidates, sums and order as the gathered sweep.
+
+    ``fewties``: a feature with a few ties and no marks (complete mode), each cut checked to
+    lie between two values where it could matter (``_cut_between``). The rows move in list
+    order as in ``_sweep_runs``, so a cut between two values has the same sums there; a cut
+    inside a run is skipped before it leaves a trace, and past the minimum's run every
+    position is inside it: the same candidates, sums and order as ``_sweep_runs``."""
     cdef const Presort* ps = sp.ps
     cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
     cdef const double* col = sp.Xt + f * sp.n
@@ -874,7 +943,7 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     cdef double A2T = 0.0, A2O = 0.0
     cdef int32_t r
     cdef int c
-    if m < 2 or T.W < 2.0 * sp.min_leaf:
+    if m < 2 or T.W < 2.0 * sp.min_leaf or (fewties and col[L[0]] == col[L[m - 1]]):
         return
     A2T = _sweep_begin(sp, T)
     A2O = A2T
@@ -882,7 +951,10 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
     while j >= 1:
         r = L[j]
         _move(sp, T, r, wrow[r], &A2O)
-        c = _cut(sp, T, best, f, A2O, A2T, False)
+        if fewties:
+            c = _cut_between(sp, T, best, f, col, L, j)
+        else:
+            c = _cut(sp, T, best, f, A2O, A2T, False)
         if c < 0:
             break
         if c == 1:
@@ -894,46 +966,43 @@ cdef void _sweep_tiefree(Splitter* sp, intp_t start, intp_t end, intp_t f,
 cdef void _sweep_runs(Splitter* sp, intp_t start, intp_t end, intp_t f,
                       SplitRecord* best) noexcept nogil:
     """_best_numeric for a presorted feature with ties: the node's rows come from its list in
-    ascending value order, runs of equal values together (told apart by the rank list: no
-    read of X per row), and a cut is scored only between two runs. The rows of a run are
-    moved one by one, then the run's boundary is tried once; the sweep stops at the run of
-    the minimum, as the gathered sweep does. A run's rows are met in list order (ascending
-    row index) where a sorted node meets them in its sort's order: the cuts, their order and
-    every weight are the same (integer bag counts: exact in any order), and the clustering
-    sums may differ in their last bits, which moves a cut's h by about 1e-16, far inside
-    CLUS's TIE_DELTA (the builder re-derives the chosen test's h* in node order)."""
+    ascending value order, runs of equal values together (each run's first entry marked,
+    ``RUN_START``: no read of X per row and no second list), and a cut is scored only
+    between two runs. The rows of a run are moved one by one, then the run's boundary is
+    tried once; the sweep stops at the run of the minimum, as the gathered sweep does. A
+    run's rows are met in list order (ascending row index) where a sorted node meets them
+    in its sort's order: the cuts, their order and every weight are the same (integer bag
+    counts: exact in any order), and the clustering sums may differ in their last bits,
+    which moves a cut's h by about 1e-16, far inside CLUS's TIE_DELTA (the builder
+    re-derives the chosen test's h* in node order)."""
     cdef const Presort* ps = sp.ps
-    cdef const int32_t* L = ps.lists + ps.slot[f] * ps.m0 + start
-    cdef const int32_t* R = ps.ranks + ps.rslot[ps.slot[f]] * ps.m0 + start
+    cdef const uint32_t* L = <const uint32_t*>ps.lists + ps.slot[f] * ps.m0 + start
     cdef const double* col = sp.Xt + f * sp.n
     cdef const double* wrow = ps.wrow
     cdef const Stats* T = &sp.tot
-    cdef intp_t m = end - start, j, jbest = 0
+    cdef intp_t m = end - start, j, jmin = 1, jbest = 0
     cdef double A2T = 0.0, A2O = 0.0
-    cdef int32_t r, rmin, rhi, rlo
+    cdef uint32_t x, r
     cdef int c
-    if m < 2:
-        return
-    rmin = R[0]
-    rhi = R[m - 1]
-    if rmin == rhi or T.W < 2.0 * sp.min_leaf:
+    while jmin < m and not (L[jmin] & RUN_START):    # the minimum's run: [0, jmin)
+        jmin += 1
+    if jmin >= m or T.W < 2.0 * sp.min_leaf:
         return
     A2T = _sweep_begin(sp, T)
     A2O = A2T
     j = m - 1
     while True:
-        r = L[j]
+        x = L[j]
+        r = x & ROW_MASK
         _move(sp, T, r, wrow[r], &A2O)
-        rlo = R[j - 1]
-        if rlo != rhi:
+        if x & RUN_START:       # the row below holds a smaller value: a cut
             c = _cut(sp, T, best, f, A2O, A2T, False)
             if c == 1:
                 jbest = j
-            if c < 0 or rlo == rmin:
+            if c < 0 or j == jmin:
                 break
-            rhi = rlo
         j -= 1
-    _list_threshold(best, col, L, jbest)
+    _list_threshold(best, col, <const int32_t*>L, jbest)
 
 
 cdef int _node_codes(Splitter* sp, const int32_t* idx, intp_t start, intp_t end) noexcept nogil:
@@ -1219,6 +1288,7 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
     cdef double* Xf = sp.Xf
     cdef const int32_t* rows = sp.srow
     cdef const double* ws = sp.sw
+    cdef uint8_t t
     if sp.cslot != NULL and sp.cslot[f] != -1:
         if sp.cslot[f] >= 0:
             if sp.cd.mode == MODE_COMPLETE:
@@ -1229,11 +1299,17 @@ cdef void _best_numeric(Splitter* sp, const int32_t* idx, const double* wt, intp
         elif sp.cslot[f] == -2:     # one value in the whole data: never a test
             return
     if sp.ps != NULL and sp.ps_node and sp.ps.slot[f] >= 0:
-        if sp.ps.rslot[sp.ps.slot[f]] < 0:
-            _sweep_tiefree(sp, start, end, f, best)
-        else:
+        t = sp.ps.tied[sp.ps.slot[f]]
+        if t == 0:
+            _sweep_tiefree(sp, start, end, f, best, False)
+            return
+        if t == 1:
             _sweep_runs(sp, start, end, f, best)
-        return
+            return
+        if sp.cd.mode == MODE_COMPLETE:
+            _sweep_tiefree(sp, start, end, f, best, True)
+            return
+        # (unmarked ties in another mode: the node sorts its values, below)
     m = _gather(sp, idx, start, end, f, &nm)
     if m < 2 or _constant(Xf, m):     # (a constant feature would return below)
         return
@@ -2005,16 +2081,71 @@ cdef void _subset_stats_int(Splitter* sp, const int32_t* idx, const double* wt, 
         sp.srow[q] = idx[p]
         sp.sw[q] = wt[p]
         q += (sel[<intp_t>x] != 0) == own
-    add_missing_rows(out, cd.C, sp.srow, sp.sw, q, K, not own)
+    if (sp.c01.B == NULL or q == 0
+            or stats01_rows(out, &sp.c01, sp.srow, sp.sw, q, not own) != 0):
+        add_missing_rows(out, cd.C, sp.srow, sp.sw, q, K, not own)
+
+
+cdef void _cross_counts(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
+                        intp_t end) noexcept nogil:
+    """The node's candidates of ``cross01_plan`` (integer weights only) counted in one pass
+    over its rows: per candidate, the weight and the 0/1 counts of the rows with its listed
+    value (``frcli_cross01_rows``), instead of a pass over the rows per candidate for its
+    values' weights and another for the side it tests. Sums of integers: the same doubles
+    as those passes give."""
+    cdef intp_t i, p, nb = 0, nf = sp.max_features
+    for p in range(start, end):
+        if wt[p] != floor(wt[p]):
+            return
+    sp.node_int_w = 1
+    for i in range(nf):
+        if sp.x01_fv[sp.features[i]] != 255:
+            sp.x01_slot[sp.features[i]] = <int32_t>nb
+            nb += 1
+    if nb == 0:
+        return
+    if frcli_cross01_rows(sp.x01_cnt, sp.x01_acc, sp.x01_w, sp.c01.B, sp.c01.Kc, idx + start,
+                          wt + start, end - start, sp.x01_ptr, sp.x01_feat, sp.x01_slot, nb,
+                          &sp.x01_tot) != 0:
+        for i in range(nf):
+            sp.x01_slot[sp.features[i]] = -1
+
+
+cdef inline intp_t _cross_cats(Splitter* sp, intp_t f) noexcept nogil:
+    """``_category_weights`` of a counted candidate (no value missing): its values' weights in
+    sp.cat, the number present."""
+    cdef int64_t wf = sp.x01_w[sp.x01_slot[f]], one
+    one = wf if sp.x01_fv[f] == 1 else sp.x01_tot - wf
+    sp.cat = sp.cat_own
+    sp.cat[0].W = <double>(sp.x01_tot - one)
+    sp.cat[1].W = <double>one
+    return (sp.x01_tot - one > 0) + (one > 0)
+
+
+cdef inline void _cross_side(Splitter* sp, intp_t f, const uint8_t* sel, const Stats* T,
+                             Stats* out) noexcept nogil:
+    """``_subset_stats_int`` of a counted candidate, sel holding one of its two values: the
+    listed rows' counts, or T less them."""
+    cdef intp_t j = sp.x01_slot[f], K = sp.cd.K
+    if sel[sp.x01_fv[f]]:
+        stats_clear(out, K)
+        stats01_apply(out, &sp.c01, sp.x01_cnt + j * sp.c01.Kc, sp.x01_w[j], False)
+    else:
+        stats_copy(out, T, K)
+        stats01_apply(out, &sp.c01, sp.x01_cnt + j * sp.c01.Kc, sp.x01_w[j], True)
 
 
 cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, intp_t start,
                               intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """``_random_nominal`` with int_sums: the same draws, the drawn subset's statistics only."""
-    cdef intp_t k = sp.ncat[f], nm, present
+    cdef intp_t k = sp.ncat[f], nm = 0, present
+    cdef bint counted = sp.x01_fv != NULL and sp.x01_slot[f] >= 0
     cdef Stats* T
     sp.cat = sp.cat_own
-    present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if counted:
+        present = _cross_cats(sp, f)
+    else:
+        present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present < 0:
         _random_nominal(sp, idx, wt, start, end, f, best)
         return
@@ -2023,7 +2154,10 @@ cdef void _random_nominal_int(Splitter* sp, const int32_t* idx, const double* wt
     T = _corrected_total(sp, idx, wt, nm)
     if not _draw_subset(sp, k, present, T.W):
         return
-    _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
+    if counted:
+        _cross_side(sp, f, sp.try_cats, T, &sp.cur)
+    else:
+        _subset_stats_int(sp, idx, wt, start, end, f, sp.try_cats, T, &sp.cur)
     _offer_subset(sp, idx, wt, start, end, best, f, _gain_node(sp, &sp.cur, T), T)
 
 
@@ -2031,11 +2165,15 @@ cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, 
                             intp_t end, intp_t f, SplitRecord* best) noexcept nogil:
     """``_best_nominal`` with int_sums: two values present need one subset's statistics;
     more values run the greedy search on ``_category_stats_int``'s statistics."""
-    cdef intp_t k = sp.ncat[f], v, nm, present
+    cdef intp_t k = sp.ncat[f], v, nm = 0, present
+    cdef bint counted = sp.x01_fv != NULL and sp.x01_slot[f] >= 0
     cdef Stats* T
     cdef double ml = sp.min_leaf
     sp.cat = sp.cat_own
-    present = _category_weights(sp, idx, wt, start, end, f, &nm)
+    if counted:
+        present = _cross_cats(sp, f)
+    else:
+        present = _category_weights(sp, idx, wt, start, end, f, &nm)
     if present != 2:
         if present != 1 and present != 0:
             _best_nominal(sp, idx, wt, start, end, f, best)
@@ -2046,7 +2184,10 @@ cdef void _best_nominal_int(Splitter* sp, const int32_t* idx, const double* wt, 
     v = _first_value(sp, k, T)
     if v < 0:
         return
-    _subset_stats_int(sp, idx, wt, start, end, f, sp.cur_cats, T, &sp.cur)
+    if counted:
+        _cross_side(sp, f, sp.cur_cats, T, &sp.cur)
+    else:
+        _subset_stats_int(sp, idx, wt, start, end, f, sp.cur_cats, T, &sp.cur)
     _offer_first(sp, best, f, _gain_node(sp, &sp.cur, T), T, v)
 
 
@@ -2244,6 +2385,8 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
         _batch_categories(sp, idx, wt, start, end)
     if sp.cnode != NULL and _node_codes(sp, idx, start, end) != 0:
         return -1
+    if sp.x01_fv != NULL:
+        _cross_counts(sp, idx, wt, start, end)
     if sp.numeric_search == NULL:
         _choose_searches(sp)
     for i in range(nf):
@@ -2265,6 +2408,8 @@ cdef int node_split(Splitter* sp, const int32_t* idx, const double* wt, intp_t s
             sp.bslot[f] = -1
         if sp.cnode != NULL:
             sp.cnode[f] = -1
+        if sp.x01_fv != NULL:
+            sp.x01_slot[f] = -1
     sp.cat = sp.cat_own
     if sp.share_ties:
         return _find_ties(sp, idx, start, end, best)

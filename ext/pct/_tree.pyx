@@ -22,16 +22,19 @@ cimport numpy as cnp
 from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memcpy, memset
 from libc.math cimport isnan
+from libc.stdint cimport uint32_t
 
 from frcli._ext._utils cimport grow
 from frcli._ext.pct._criterion cimport (ClusterData, Stats, MODE_MISSING, stats_alloc, stats_free,
                                     stats_clear, stats_copy, stats_iadd, stats_add_row, stats_Q_own,
-                                    add_row_full,
+                                    add_row_full, add_missing_rows,
                                     gain_buf, node_estimates, prototype)
 from frcli._ext.pct._splitter cimport (SplitRecord, Splitter, node_split, test_side, splitter_init,
                                     splitter_free, split_exact_h, counts_init)
-from frcli._ext.pct._presort cimport Presort, presort_partition, presort_init, presort_free
-from frcli._ext.pct._presort import count_plan, presort_plan, presort_ranks
+from frcli._ext.pct._presort cimport (Presort, presort_partition, presort_init, presort_free,
+                                      ROW_MASK)
+from frcli._ext.pct._count01 cimport stats01_rows
+from frcli._ext.pct._presort import count_plan, presort_plan, presort_runs
 
 cnp.import_array()
 
@@ -335,6 +338,38 @@ cdef inline intp_t _gather_side(BuildBuf* b, intp_t s, intp_t e, int want, doubl
     return q
 
 
+cdef int _sides01(Splitter* sp, BuildBuf* b, intp_t f, double thr, intp_t s, intp_t e,
+                  intp_t* nmiss) noexcept nogil:
+    """The chosen test's sides (b.side) and both sides' sums (b.L, b.R, cleared) when the
+    clustering values are 0, 1 or unknown (``_count01``): each side's rows listed, then
+    counted in integers (integer weights), else summed by ``add_missing_rows``; either way
+    the sums of adding the rows one by one in node order. -1 (nothing done): the rows do
+    not fit the splitter's scratch."""
+    cdef const ClusterData* cd = sp.cd
+    cdef intp_t p, q0 = 0, q1 = 0, nm = 0, m = e - s
+    cdef int side
+    cdef int32_t r
+    if sp.cap_srow < m or sp.cap_sw < m or sp.cap_pos < m or sp.cap < m:
+        return -1
+    for p in range(s, e):
+        r = b.idx[p]
+        side = test_side(sp, f, thr, sp.best_cats, sp.Xt[f * sp.n + r])
+        b.side[p - s] = <uint8_t>side
+        sp.srow[q0] = r
+        sp.sw[q0] = b.wt[p]
+        sp.pos[q1] = r
+        sp.Xf[q1] = b.wt[p]
+        q0 += side == 0
+        q1 += side == 1
+        nm += side > 1
+    if q0 > 0 and stats01_rows(&b.L, &sp.c01, sp.srow, sp.sw, q0, False) != 0:
+        add_missing_rows(&b.L, cd.C, sp.srow, sp.sw, q0, cd.K, False)
+    if q1 > 0 and stats01_rows(&b.R, &sp.c01, sp.pos, sp.Xf, q1, False) != 0:
+        add_missing_rows(&b.R, cd.C, sp.pos, sp.Xf, q1, cd.K, False)
+    nmiss[0] = nm
+    return 0
+
+
 cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt0,
                 intp_t n0, const double* est0, double* pt_acc, const int32_t* col_group,
                 bint keep_values, BuildBuf* b) noexcept nogil:
@@ -453,10 +488,10 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                 # found on f's list: its first best.cut rows go left (no read of X here, and
                 # ps.right is then already what the partition below needs)
                 L = sp.ps.lists + sp.ps.slot[f] * sp.ps.m0 + s
-                for p in range(best.cut):
-                    sp.ps.right[L[p]] = 0
+                for p in range(best.cut):       # (rows masked: a list may mark run starts)
+                    sp.ps.right[<uint32_t>L[p] & ROW_MASK] = 0
                 for p in range(best.cut, m):
-                    sp.ps.right[L[p]] = 1
+                    sp.ps.right[<uint32_t>L[p] & ROW_MASK] = 1
             code = NULL
             if best.cut < 0 and sp.cslot != NULL and sp.ncat[f] == 0 and sp.cslot[f] >= 0:
                 # a feature with value codes (no missing values): x <= thr iff code <= the
@@ -485,7 +520,7 @@ cdef int _build(Splitter* sp, TreeData* t, const int32_t* idx0, const double* wt
                         side = code[b.idx[p] * cstride] > lo
                     b.side[p - s] = <uint8_t>side
                     add_row_full(LR[side], cd, b.idx[p], b.wt[p])
-            else:
+            elif sp.c01.B == NULL or _sides01(sp, b, f, best.threshold, s, e, &nmiss) != 0:
                 for p in range(s, e):
                     side = test_side(sp, f, best.threshold, sp.best_cats,
                                      sp.Xt[f * sp.n + b.idx[p]])
@@ -883,7 +918,8 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
     Returns None or (feature, threshold, h, WL, WR, subset) where subset is the nominal
     left-set as a bool array (None for numeric tests). path: "plain" (every feature gathered
     and sorted), "lists" (the node is the bag of a tree with presorted lists: rows distinct,
-    integer weights) or "counts" (features with at most 256 values summed per value, integer
+    integer weights), "fewties" (the same, no feature's runs marked: their cuts' values are
+    checked) or "counts" (features with at most 256 values summed per value, integer
     weights).
     """
     cdef ClusterData cd
@@ -891,8 +927,9 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
     cdef SplitRecord best
     cdef Presort ps
     cdef intp_t i, m = rows.shape[0]
-    cdef const int32_t[::1] slot, rslot, cslot
-    cdef const int32_t[:, ::1] order, rank
+    cdef const int32_t[::1] slot, cslot
+    cdef const int32_t[:, ::1] order
+    cdef const uint8_t[::1] tied
     cdef const uint8_t[:, ::1] ccodes
     cdef const double[:, ::1] cvals
     memset(&ps, 0, sizeof(Presort))
@@ -915,14 +952,13 @@ def _split_node(const double[:, ::1] Xt, const int32_t[::1] ncat, const double[:
                 if counts_init(&sp, &cslot[0], &ccodes[0, 0], &cvals[0, 0]):
                     raise MemoryError()
             sp.exact_w = True
-        elif path == "lists":
+        elif path in ("lists", "fewties"):
             order_a, slot_a, _ = presort_plan(Xt, ncat, max_features, extra, 2)
             if order_a.shape[0] > 0:
-                rslot_a, rank_a = presort_ranks(Xt, order_a, slot_a)
-                order, slot, rslot, rank = order_a, slot_a, rslot_a, rank_a
-                if presort_init(&ps, &order[0, 0], &slot[0], order.shape[0], &rank[0, 0],
-                                &rslot[0], int((rslot_a >= 0).sum()), Xt.shape[1], &rows[0],
-                                &weights[0], m, 2):
+                tied_a = presort_runs(Xt, order_a, slot_a, 2.0 if path == "fewties" else 0.0)
+                order, slot, tied = order_a, slot_a, tied_a
+                if presort_init(&ps, &order[0, 0], &slot[0], order.shape[0], &tied[0],
+                                Xt.shape[1], &rows[0], &weights[0], m, 2):
                     raise MemoryError()
                 sp.ps = &ps
                 sp.ps_node = True

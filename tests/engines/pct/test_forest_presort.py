@@ -121,14 +121,16 @@ def test_the_fast_paths_are_taken():
     assert sorted(np.flatnonzero(slot >= 0)) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 11]
     assert order.shape == (10, ds.n_examples) and 2 <= min_rows <= 64
     assert 0 < np.sum(np.diff(np.sort(Xt[11])) == 0) < ds.n_examples / 16
-    rslot, ranks = _presort.presort_ranks(Xt, order, slot)
-    assert list(rslot) == [0, 1, 2, 3, 4, 5, 6, -1, -1, 7]       # x7, x8: no ties
-    assert ranks.shape == (8, ds.n_examples)
+    plain = order.copy()
+    tied = _presort.presort_runs(Xt, order, slot)
+    assert list(tied) == [1, 1, 1, 1, 1, 1, 1, 0, 0, 1]       # x7, x8: no ties
     for k, f in enumerate(np.flatnonzero(slot >= 0)):
-        if rslot[k] >= 0:       # equal values, equal ranks; a step where the value grows
-            v = Xt[f, order[k]]
-            assert np.array_equal(np.diff(ranks[rslot[k]]) > 0, np.diff(v) > 0)
-            assert ranks[rslot[k], 0] == 0 and np.all(np.diff(ranks[rslot[k]]) <= 1)
+        # the rows kept; a run start (the high bit) exactly where the value grows
+        assert np.array_equal(order[k] & 0x7FFFFFFF, plain[k])
+        v = Xt[f, plain[k]]
+        starts = np.concatenate([[True], np.diff(v) > 0])
+        assert np.array_equal(order[k] < 0, starts if tied[k] else np.zeros_like(starts))
+        order[k] = plain[k]
     for k, f in enumerate(np.flatnonzero(slot >= 0)):
         assert np.all(np.diff(Xt[f, order[k]]) >= 0)
     assert _presort.presort_plan(Xt, ncat, 4, True, None)[0].shape[0] == 0   # extra trees

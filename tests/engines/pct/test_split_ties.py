@@ -1,8 +1,9 @@
 """The tie-aware split kernels against the plain-numpy reference of ``test_tree_split``.
 
 Features with ties (integers, binary, rounded values, a constant) are split by three kernels:
-the gathered sort (``path="plain"``), the presorted lists swept by runs of equal ranks
-(``"lists"``: ``_splitter._sweep_runs``; tie-free features by ``_sweep_tiefree``) and the
+the gathered sort (``path="plain"``), the presorted lists swept by runs of equal values
+(``"lists"``: ``_splitter._sweep_runs``; tie-free features by ``_sweep_tiefree``; with the
+runs unmarked, ``"fewties"``: ``_sweep_tiefree(fewties)``, complete mode) and the
 per-value sums of features with at most 256 values (``"counts"``: ``_sweep_values``). Each
 must choose the reference's test (feature, threshold) with its h and branch weights, which
 ``ref_candidates`` finds by recomputing every cut between two distinct values from scratch.
@@ -20,7 +21,7 @@ from tests.helpers.pct import dense_C, ncat_of, ref_candidates, ref_gain, ref_se
 _tree = need_kernel("frcli._ext.pct._tree")
 _presort = need_kernel("frcli._ext.pct._presort")
 
-PATHS = ("plain", "lists", "counts")
+PATHS = ("plain", "lists", "fewties", "counts")
 
 
 def tied_features(rng, n):
@@ -95,7 +96,7 @@ def test_tied_features_choose_the_reference_test(seed, task, path):
 
 
 def test_the_kernels_under_test_are_taken():
-    """The count tables and rank lists exist for the features the test above relies on."""
+    """The count tables and run starts exist for the features the test above relies on."""
     rng = np.random.default_rng(0)
     X, _ = tied_features(rng, 600)
     Xt = np.ascontiguousarray(X.T)
@@ -108,8 +109,7 @@ def test_the_kernels_under_test_are_taken():
         assert np.array_equal(u[codes[:, cslot[f]]], X[:, f])
     order, slot, _ = _presort.presort_plan(Xt, ncat, 7, False, 2, cslot != -1)
     assert list(np.flatnonzero(slot >= 0)) == [5, 6]
-    rslot, ranks = _presort.presort_ranks(Xt, order, slot)
-    assert list(rslot) == [-1, 0]                          # x5 tie-free, x6 swept by runs
+    assert list(_presort.presort_runs(Xt, order, slot)) == [0, 1]   # x5 tie-free, x6 by runs
 
 
 def test_a_flipped_threshold_would_be_caught():
