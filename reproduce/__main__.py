@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from reproduce import framework as fw
+from reproduce import sections
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,7 +162,7 @@ def _run(args) -> int:
     t0 = time.perf_counter()
     digests = fw.canary_digests(args.jobs)
     for st in chosen:
-        out = fw.run_study(st, jobs=args.jobs, root=root, digests=digests,
+        out = sections.run_study(st, jobs=args.jobs, root=root, digests=digests,
                            progress=False if args.no_progress else None,
                            recompute=args.recompute, dask=args.dask_scheduler)
         text = doc.read_text(encoding="utf-8") if doc.exists() else ""
@@ -172,8 +173,8 @@ def _run(args) -> int:
            f"{', '.join(s.name for s in chosen)} with --jobs {args.jobs}")
     full = not args.studies and not args.quick
     text = doc.read_text(encoding="utf-8")
-    line = fw.full_run_line(total, args.jobs, [s.name for s in chosen]) if full else None
-    doc.write_text(fw.splice(text, fw.SUMMARY, fw.summary(text, all_studies, line)),
+    line = sections.full_run_line(total, args.jobs, [s.name for s in chosen]) if full else None
+    doc.write_text(fw.splice(text, fw.SUMMARY, sections.summary(text, all_studies, line)),
                    encoding="utf-8")
     return 0
 
@@ -181,7 +182,7 @@ def _run(args) -> int:
 def _pending(chosen, doc: Path, all_studies, jobs: int) -> int:
     digests = fw.canary_digests(jobs)
     for st in chosen:
-        out = fw.pending_outcome(st, digests)
+        out = sections.pending_outcome(st, digests)
         if out is None:
             fw.log(f"{st.name}: its persisted stores are complete or of another fingerprint: "
                    f"`python -m reproduce {st.name}` writes its section")
@@ -194,7 +195,7 @@ def _pending(chosen, doc: Path, all_studies, jobs: int) -> int:
 
 def _check_one(args) -> tuple[str, list[str], float]:
     name, text, digests = args
-    out = fw.check_study(fw.studies()[name], text, digests)
+    out = sections.check_study(fw.studies()[name], text, digests)
     return name, out.problems, out.seconds
 
 
@@ -269,7 +270,7 @@ def _import(chosen, source: Path, build_python: str, jobs: int) -> int:
 def _summary(doc, all_studies, check: bool) -> int:
     """Rewrite the Run times section from the doc's stamps, or (check) return 1 when stale."""
     text = doc.read_text(encoding="utf-8")
-    fresh = fw.summary(text, all_studies)
+    fresh = sections.summary(text, all_studies)
     if check:
         diff = fw.stale_diff(fw.section(text, fw.SUMMARY), fresh, fw.SUMMARY)
         if diff:

@@ -411,7 +411,7 @@ def power_line(rec: Recorder, alpha: float = ALPHA) -> str:
 def section_note(study, stores=None, rec: Recorder | None = None,
                  cost: dict | None = None) -> str:
     """The generated lines every section ends with (``cost``: what the left-out sets would
-    cost, ``framework.left_out_cost``)."""
+    cost, ``sections.left_out_cost``)."""
     cfgs = [v.config for v in stores.values()] if stores is not None and len(stores) else None
     lines = [ln for ln in [data_line(study, cfgs)] if ln]
     if cost is not None:
