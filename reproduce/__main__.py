@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from reproduce import framework as fw
+from reproduce import sections
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cheapest-first", action="store_true",
                     help="with --sample-costs: the pairs with the cheapest slices first (the "
                          "default: the costliest pairs first)")
+    ap.add_argument("--sub-slice", type=int, metavar="TREES",
+                    help="with --sample-costs: ensembles of more than 2 TREES trees are "
+                         "sampled at TREES and 2 TREES trees, their CPU seconds fitted "
+                         "linearly in the trees and taken at their own size")
     ap.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                     help="with --sample-costs: stop after this many seconds of wall time")
     ap.add_argument("--fingerprint", action="store_true",
@@ -76,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--jobs must be between 1 and 64")
     if args.budget is not None and (not args.sample_costs or args.budget <= 0):
         ap.error("--budget needs --sample-costs and a positive number of seconds")
-    if (args.include_ran or args.cheapest_first) and not args.sample_costs:
-        ap.error("--include-ran and --cheapest-first need --sample-costs")
+    if (args.include_ran or args.cheapest_first or args.sub_slice) and not args.sample_costs:
+        ap.error("--include-ran, --cheapest-first and --sub-slice need --sample-costs")
+    if args.sub_slice is not None and args.sub_slice < 1:
+        ap.error("--sub-slice needs a positive number of trees")
     if args.import_dir and not args.build:
         ap.error("--import needs --build PYTHON (the interpreter of the build that made it)")
     try:
@@ -131,7 +138,7 @@ def _run(args) -> int:
         from reproduce import costs
 
         costs.sample_costs(chosen, budget=args.budget, jobs=args.jobs, ran=args.include_ran,
-                           cheapest_first=args.cheapest_first)
+                           cheapest_first=args.cheapest_first, sub_slice=args.sub_slice)
         return 0
     if args.fingerprint:
         return _fingerprints(chosen, args.jobs)
@@ -155,7 +162,7 @@ def _run(args) -> int:
     t0 = time.perf_counter()
     digests = fw.canary_digests(args.jobs)
     for st in chosen:
-        out = fw.run_study(st, jobs=args.jobs, root=root, digests=digests,
+        out = sections.run_study(st, jobs=args.jobs, root=root, digests=digests,
                            progress=False if args.no_progress else None,
                            recompute=args.recompute, dask=args.dask_scheduler)
         text = doc.read_text(encoding="utf-8") if doc.exists() else ""
@@ -166,8 +173,8 @@ def _run(args) -> int:
            f"{', '.join(s.name for s in chosen)} with --jobs {args.jobs}")
     full = not args.studies and not args.quick
     text = doc.read_text(encoding="utf-8")
-    line = fw.full_run_line(total, args.jobs, [s.name for s in chosen]) if full else None
-    doc.write_text(fw.splice(text, fw.SUMMARY, fw.summary(text, all_studies, line)),
+    line = sections.full_run_line(total, args.jobs, [s.name for s in chosen]) if full else None
+    doc.write_text(fw.splice(text, fw.SUMMARY, sections.summary(text, all_studies, line)),
                    encoding="utf-8")
     return 0
 
@@ -175,7 +182,7 @@ def _run(args) -> int:
 def _pending(chosen, doc: Path, all_studies, jobs: int) -> int:
     digests = fw.canary_digests(jobs)
     for st in chosen:
-        out = fw.pending_outcome(st, digests)
+        out = sections.pending_outcome(st, digests)
         if out is None:
             fw.log(f"{st.name}: its persisted stores are complete or of another fingerprint: "
                    f"`python -m reproduce {st.name}` writes its section")
@@ -188,7 +195,7 @@ def _pending(chosen, doc: Path, all_studies, jobs: int) -> int:
 
 def _check_one(args) -> tuple[str, list[str], float]:
     name, text, digests = args
-    out = fw.check_study(fw.studies()[name], text, digests)
+    out = sections.check_study(fw.studies()[name], text, digests)
     return name, out.problems, out.seconds
 
 
@@ -263,7 +270,7 @@ def _import(chosen, source: Path, build_python: str, jobs: int) -> int:
 def _summary(doc, all_studies, check: bool) -> int:
     """Rewrite the Run times section from the doc's stamps, or (check) return 1 when stale."""
     text = doc.read_text(encoding="utf-8")
-    fresh = fw.summary(text, all_studies)
+    fresh = sections.summary(text, all_studies)
     if check:
         diff = fw.stale_diff(fw.section(text, fw.SUMMARY), fresh, fw.SUMMARY)
         if diff:

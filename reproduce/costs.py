@@ -13,6 +13,14 @@ per sampled run × planned runs. The slice is a sample of the plan, not all of i
 one data set cost about the same, but labelled-set sizes may not, and the middle size stands
 for all of them.
 
+A slice can itself take hours (unsupervised forests with all features per node on the text
+sets, relational ensembles). ``--sub-slice T`` then samples a *sub-slice*: the ranker entries
+that grow ensembles of more than 2T trees run at T and at 2T trees, their CPU seconds are
+fitted linearly in the number of trees and taken at the ensemble's own size (the other
+entries run whole). The sample records it under ``sub_slice`` (the two sizes, the ensembles'
+sizes, the CPU seconds of the two passes and of the entries run whole), and ``--estimate``
+labels the pair's number accordingly: a measured cost per tree, not a measured forest.
+
 Samples are kept in ``reproduce/stores/costs.json`` (committed, a few hundred bytes each),
 keyed ``<config>/<data set>``, each with
 
@@ -41,6 +49,7 @@ from pathlib import Path
 
 from reproduce import coverage
 from reproduce import framework as fw
+from reproduce import md
 
 COSTS = fw.STORES / "costs.json"
 FORMAT = 1
@@ -123,22 +132,6 @@ def slice_of(cfg) -> tuple[int, int]:
 
 
 # --------------------------------------------------------------------------- stored costs
-def wall_seconds(runs: list[tuple[tuple, float, float]]) -> float:
-    """The wall seconds of runs [(key, ranking s, evaluation s)]. A ranking call that
-    returns a whole grid in one pass (Relief, ReliefE) stores the pass's wall time with each
-    of its runs; runs of one task (data set, split, labelled size, method) that all carry the
-    same ranking time came from one such call, which counts once. (Separately measured
-    rankings never carry bit-equal times.)"""
-    tasks: dict[tuple, list[float]] = {}
-    total = 0.0
-    for key, rank_s, eval_s in runs:
-        tasks.setdefault(tuple(key[:4]), []).append(rank_s)
-        total += eval_s
-    for ts in tasks.values():
-        total += ts[0] if len(ts) > 1 and ts[0] > 0 and len(set(ts)) == 1 else sum(ts)
-    return total
-
-
 def persisted(cfg) -> dict[str, tuple[int, float, float, int]]:
     """Data set → (runs, wall seconds, CPU seconds, runs with CPU seconds) of the persisted
     store of ``cfg``."""
@@ -152,7 +145,7 @@ def persisted(cfg) -> dict[str, tuple[int, float, float, int]]:
         c = artifacts.cpu_time(r)
         if c is not None:
             cpu.setdefault(key[0], []).append(c)
-    return {d: (len(rs), wall_seconds(rs), sum(cpu.get(d, ())), len(cpu.get(d, ())))
+    return {d: (len(rs), fw.wall_seconds(rs), sum(cpu.get(d, ())), len(cpu.get(d, ())))
             for d, rs in runs.items()}
 
 
@@ -200,26 +193,95 @@ def save(key: str, sample: dict, path: Path = COSTS) -> None:
 
 
 # --------------------------------------------------------------------------- sampling
-def _sample(cfg, split: int, labeled: int) -> dict:
-    """Run one slice of ``cfg`` (one data set) in this process; the runs' CPU and wall
-    seconds (ranking plus evaluation, as the runner stores them)."""
+def _slice_runs(cfg, split: int, labeled: int) -> list[tuple[object, float, list]]:
+    """Run one slice of ``cfg`` (one data set) in this process: per task its ranker entry,
+    the CPU seconds of its runs (ranking plus evaluation, as the runner stores them) and
+    their (key, ranking s, evaluation s)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     from frcli.experiment.executor import (_forest_groups, _run_group, build_plan, preflight,
                                            with_screens)
 
     plan = with_screens(build_plan(cfg), preflight(cfg))    # loads the data: not counted
     tasks = [t for t in plan if t.split == split and t.labeled == labeled]
-    cpu, walls = 0.0, []
+    out = []
     for group in _forest_groups(tasks):
         for task, res in zip(group, _run_group(group, 1)):
             if "error" in res:
                 raise RuntimeError(f"{task.label}: {res['error']}")
-            for r in res["runs"]:
-                cpu += r["cpu_time_s"]
-                walls.append(((task.dataset.name, task.split, task.labeled, task.ranker.method,
-                               r["params"]), r["rank_time_s"], r["eval_time_s"]))
-    return {"runs": len(walls), "cpu_s": round(cpu, 2),
-            "wall_s": round(wall_seconds(walls), 2)}
+            out.append((task.ranker, sum(r["cpu_time_s"] for r in res["runs"]),
+                        [((task.dataset.name, task.split, task.labeled, task.ranker.method,
+                           r["params"]), r["rank_time_s"], r["eval_time_s"])
+                         for r in res["runs"]]))
+    return out
+
+
+def trees_of(ranker) -> int | None:
+    """The number of trees of a ranker entry that grows one tree ensemble of a fixed size
+    (``trees`` given as one integer, or its default); None for any other ranker (Relief,
+    single trees, a grid of sizes)."""
+    from frcli.rankers.registry import get_ranker
+
+    if "trees" in ranker.params:
+        t = ranker.params["trees"]
+    else:
+        t = next((p.default for p in get_ranker(ranker.method).params if p.name == "trees"),
+                 None)
+    return t if isinstance(t, int) and not isinstance(t, bool) else None
+
+
+def linear_in_trees(c1: float, c2: float, t: int, full: int) -> float:
+    """CPU seconds at ``full`` trees from those at ``t`` (``c1``) and ``2t`` (``c2``) trees:
+    a + b × trees through the two points (b, the cost of a tree, and a, what does not grow
+    with the trees: evaluation, the data's preparation; neither below 0)."""
+    b = max(0.0, (c2 - c1) / t)
+    a = max(0.0, c1 - b * t)
+    return a + b * full
+
+
+def _sample(cfg, split: int, labeled: int, sub_slice: int | None = None) -> dict:
+    """Run one slice of ``cfg`` (one data set) in this process; the runs' CPU and wall
+    seconds (ranking plus evaluation, as the runner stores them).
+
+    With ``sub_slice`` = t, the ranker entries that grow ensembles of more than 2t trees run
+    at t and at 2t trees instead, and their CPU seconds are fitted linearly in the number of
+    trees (``linear_in_trees``, per ensemble size) and taken at their own size: the trees of
+    one ensemble are grown alike and independently (boosting's in turn, each on the same
+    rows), so the cost of a tree is measured, not assumed. The other entries run whole.
+    ``wall_s`` is then the wall time of the passes that ran."""
+    if sub_slice:
+        counts = [trees_of(r) for r in cfg.rankers]
+        big = [i for i, n in enumerate(counts) if n is not None and n > 2 * sub_slice]
+    if not sub_slice or not big:
+        done = _slice_runs(cfg, split, labeled)
+        walls = [w for *_, ws in done for w in ws]
+        return {"runs": len(walls), "cpu_s": round(sum(c for _, c, _ in done), 2),
+                "wall_s": round(fw.wall_seconds(walls), 2)}
+    rest = tuple(r for i, r in enumerate(cfg.rankers) if i not in big)
+    done = _slice_runs(dataclasses.replace(cfg, rankers=rest), split, labeled) if rest else []
+    whole = sum(c for _, c, _ in done)
+    runs = sum(len(ws) for *_, ws in done)
+    wall = fw.wall_seconds([w for *_, ws in done for w in ws])
+    by_size: dict[int, list[float]] = {}
+    passes = []
+    for t in (sub_slice, 2 * sub_slice):
+        sub = tuple(dataclasses.replace(cfg.rankers[i], params={**cfg.rankers[i].params,
+                                                                "trees": t}) for i in big)
+        got = _slice_runs(dataclasses.replace(cfg, rankers=sub), split, labeled)
+        cpu: dict[int, float] = {}
+        for ranker, c, _ in got:
+            n = counts[big[sub.index(ranker)]]
+            cpu[n] = cpu.get(n, 0.0) + c
+        for n, c in cpu.items():
+            by_size.setdefault(n, []).append(c)
+        walls = [w for *_, ws in got for w in ws]
+        wall += fw.wall_seconds(walls)
+        passes.append(round(sum(cpu.values()), 2))
+        if t == sub_slice:
+            runs += len(walls)
+    fitted = sum(linear_in_trees(c1, c2, sub_slice, n) for n, (c1, c2) in by_size.items())
+    return {"runs": runs, "cpu_s": round(whole + fitted, 2), "wall_s": round(wall, 2),
+            "sub_slice": {"trees": [sub_slice, 2 * sub_slice], "of": sorted(by_size),
+                          "cpu_s": passes, "whole_cpu_s": round(whole, 2)}}
 
 
 def _priority(study) -> dict[str, float]:
@@ -229,12 +291,14 @@ def _priority(study) -> dict[str, float]:
 
 
 def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict | None = None,
-                 path: Path = COSTS, ran: bool = False, cheapest_first: bool = False) -> int:
+                 path: Path = COSTS, ran: bool = False, cheapest_first: bool = False,
+                 sub_slice: int | None = None) -> int:
     """Sample every left-out pair of the chosen studies that has no current sample (with
     ``ran``, also every pair they ran whose persisted runs have no CPU seconds), the
     costliest by the linear extrapolation or the stored wall seconds first, ``jobs`` at a
     time, until ``budget`` seconds of wall time have passed (``cheapest_first``: the pairs
-    whose slice that estimate makes cheapest first, so a short budget samples many).
+    whose slice that estimate makes cheapest first, so a short budget samples many;
+    ``sub_slice``: ensembles at that many trees and twice as many, see ``_sample``).
     Returns the number of samples taken."""
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -279,7 +343,7 @@ def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict |
             while queue and len(futs) < jobs:
                 _, p, fp, plan = queue.pop(0)
                 split, labeled = slice_of(p.full)
-                f = pool.submit(_sample, p.alone(), split, labeled)
+                f = pool.submit(_sample, p.alone(), split, labeled, sub_slice)
                 futs[f] = (p, fp, plan, split, labeled, time.monotonic())
 
         try:
@@ -305,8 +369,13 @@ def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict |
                     save(p.key, sample, path)
                     taken += 1
                     per = res["cpu_s"] / max(1, res["runs"])
+                    sub = res.get("sub_slice")
                     fw.log(f"{p.key}: split {split}"
                            + (f", {labeled} labelled" if labeled else "")
+                           + (f", sub-slice (ensembles at {sub['trees'][0]} and "
+                              f"{sub['trees'][1]} trees: {sub['cpu_s'][0]:.1f} and "
+                              f"{sub['cpu_s'][1]:.1f} s CPU; fitted to "
+                              f"{md.listing([str(n) for n in sub['of']])} trees)" if sub else "")
                            + f": {res['runs']} runs, {res['cpu_s']:.1f} s CPU "
                            f"({res['wall_s']:.1f} s wall, {time.monotonic() - t0:.0f} s "
                            f"elapsed); {per:.2f} s CPU per run × {n} planned = "

@@ -165,28 +165,64 @@ def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
+NEXT_S = 3600.0      # a left-out pair under one hour of one core is named to run next
+
+
+def _pair_cost(seconds: float, source: str, note: str) -> str:
+    if seconds != seconds:
+        return "not estimated (no set of its config has run)"
+    how = "sub-slice" if "sub-slice" in note else source
+    return f"{_hours(seconds)} ({how})"
+
+
+def shortfall_cell(cost: dict) -> str:
+    """The Run times cell's tail: each left-out data set with the one-core time of its
+    left-out pairs, the sum and its sampled part (the section has the plan)."""
+    per: dict[str, float] = {}
+    for _, d, sec, *_ in cost["pairs"]:
+        per[d] = per.get(d, 0.0) + sec
+    known = [p for p in cost["pairs"] if p[2] == p[2]]
+    sampled = sum(p[2] for p in known if p[3] == "sampled")
+    return (f"left out: {', '.join(f'{d} ' + (_hours(v) if v == v else '?') for d, v in per.items())}"
+            f" ({_hours(sum(p[2] for p in known))} one-core, {_hours(sampled)} sampled; "
+            f"plan in its section)")
+
+
 def cost_line(name: str, cost: dict) -> str:
-    """'**Left out: cost and plan.** ...': the left-out sets' one-core time extrapolated from
-    the measured runs of the same configs, and how they get run."""
-    if cost["left_s"] > 0:
-        unknown = (f"; not extrapolated (no set of their config has run): "
-                   f"{md.listing(cost['unknown'])}" if cost["unknown"] else "")
-        what = (f"The left-out sets would take about {_hours(cost['left_s'])} of one-core "
-                f"time, extrapolated from this study's measured runs "
-                f"({_hours(cost['measured_s'])}) linearly in rows × features (`python -m "
-                f"reproduce --estimate`; a lower bound where a learner grows faster than that: "
-                f"Relief's neighbour search with the rows squared, relational learners with "
-                f"the facts){unknown}.")
-    else:
-        what = ("Their cost is extrapolated from the measured runs of the same config "
-                "(`python -m reproduce --estimate`), and none of those has run on this "
-                "fingerprint yet.")
+    """'**Left out: cost and plan.** ...': every left-out (config, data set) pair by name with
+    its one-core time (sampled with the current engines, else extrapolated), the sum, and
+    how they get run."""
+    pairs = cost["pairs"]
+    known = [p for p in pairs if p[2] == p[2]]
+    total = sum(p[2] for p in known)
+    sampled = sum(p[2] for p in known if p[3] == "sampled")
+    by_config: dict[str, list[str]] = {}
+    for c, d, sec, source, note in pairs:
+        by_config.setdefault(c, []).append(f"{d} {_pair_cost(sec, source, note)}")
+    listing = "; ".join(f"`{c}`: {', '.join(v)}" for c, v in by_config.items())
+    sub = any("sub-slice" in p[4] for p in pairs if p[3] == "sampled")
+    how = ("*sampled*: the CPU seconds of one slice of the pair's runs (every ranker on the "
+           "first split, at the middle labelled-set size) with the current engines × its "
+           "planned runs (`python -m reproduce --sample-costs`)"
+           + ("; *sub-slice*: the same with its ensembles grown at two small tree counts "
+              "and their cost fitted linearly in the trees" if sub else "")
+           + "; *extrapolated*: no sample yet, linear in rows × features from the largest "
+             "set of its config that ran or was sampled (a lower bound where a learner grows "
+             "faster: Relief's neighbour search with the rows squared, relational learners "
+             "with the facts)")
+    nxt = sorted((p for p in known if p[2] < NEXT_S), key=lambda p: p[2])
     where = md.listing([f"`{w}`" for w in cost["where"]])
-    return (f"**Left out: cost and plan.** {what} "
-            f"Plan: the sets the statistical tests need for power first, then by cost as the "
-            f"engines get faster: widen the declared subset in {where}, and "
-            f"`python -m reproduce {name}` accumulates the runs in `reproduce/stores/` "
-            f"across sessions and machines until the coverage reads 100 %.")
+    plan = ("Plan: by power first, then by cost, cheapest first"
+            + (f" ({md.listing([f'{d} of `{c}`' for c, d, *_ in nxt])}, under an hour each: "
+               f"{_hours(sum(p[2] for p in nxt))} together)" if nxt else "")
+            + f": the pairs run as configs whose stores accumulate in `reproduce/stores/` "
+              f"across sessions and machines (`python -m reproduce {name}` resumes them), "
+              f"and the declared subset in {where} widens once they are complete, until the "
+              f"coverage reads 100 %.")
+    part = f"{_hours(sampled)} of it sampled" if sampled else "none of it sampled yet"
+    return (f"**Left out: cost and plan.** The left-out pairs would take about "
+            f"{_hours(total)} of one-core time ({part}; "
+            f"`python -m reproduce --estimate`): {listing}. {how[0].upper()}{how[1:]}. {plan}")
 
 
 # --------------------------------------------------------------------------- tests run
@@ -375,7 +411,7 @@ def power_line(rec: Recorder, alpha: float = ALPHA) -> str:
 def section_note(study, stores=None, rec: Recorder | None = None,
                  cost: dict | None = None) -> str:
     """The generated lines every section ends with (``cost``: what the left-out sets would
-    cost, ``framework.left_out_cost``)."""
+    cost, ``sections.left_out_cost``)."""
     cfgs = [v.config for v in stores.values()] if stores is not None and len(stores) else None
     lines = [ln for ln in [data_line(study, cfgs)] if ln]
     if cost is not None:

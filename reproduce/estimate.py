@@ -9,9 +9,10 @@ files have them) counts once, from the best source it has:
   worker process spent, right whatever the load and the number of jobs);
 * **sampled**: a current sample of ``python -m reproduce --sample-costs``
   (``reproduce/stores/costs.json``): the CPU seconds per run of one slice of its plan, run
-  with the current engines, times the runs the pair plans;
+  with the current engines, times the runs the pair plans (a sub-slice's ensembles measured
+  at two small tree counts and fitted linearly in the trees, labelled so);
 * **wall**: its persisted runs' wall seconds, from stores made before CPU time was recorded
-  (a Relief grid's single pass counted once, ``costs.wall_seconds``). Wall time on a loaded
+  (a Relief grid's single pass counted once, ``framework.wall_seconds``). Wall time on a loaded
   machine or with ``--jobs 2`` overstates the CPU time, by a factor nobody measured for
   those runs, so it is shown as it is, in a column of its own;
 * **extrapolated**: a left-out set with no sample: the cost per run of the set of the same
@@ -50,6 +51,16 @@ class Row:
 
 def _sample_seconds(s: dict, planned: int) -> float:
     return s["cpu_s"] / max(1, s["runs"]) * planned
+
+
+def sub_slice_note(sample: dict) -> str:
+    """'' for a whole slice; for a sub-slice, the tree counts its ensembles ran at."""
+    sub = sample.get("sub_slice")
+    if not sub:
+        return ""
+    t1, t2 = sub["trees"]
+    return (f" (sub-slice: ensembles of {md.listing([str(n) for n in sub['of']])} trees "
+            f"at {t1} and {t2}, linear in the trees)")
 
 
 def pair_rows(study, samples: dict, fps) -> list[Row]:
@@ -92,7 +103,7 @@ def pair_rows(study, samples: dict, fps) -> list[Row]:
                 n = planned.get(p.dataset, 0)
                 rows.append(Row(name, p.dataset, _sample_seconds(sample, n), "sampled",
                                 f"{sample['cpu_s'] / max(1, sample['runs']):.3g} s CPU per run "
-                                f"× {n} runs",
+                                f"× {n} runs" + sub_slice_note(sample),
                                 stored[p.dataset][1] if p.dataset in stored else None))
                 continue
             if not refs or not sizes.get(p.dataset):
@@ -129,7 +140,9 @@ def report(studies, details: bool = False, digests: dict | None = None) -> str:
     out = ["One-core hours of every study on all of its shared data sets, by the source of "
            "each (config, data set) pair's number: **cpu**, the persisted runs' CPU seconds; "
            "**sampled**, CPU seconds per run of a slice of the pair's plan run with the "
-           "current engines (`--sample-costs`) × its planned runs; **wall**, the persisted "
+           "current engines (`--sample-costs`) × its planned runs (a *sub-slice*: its "
+           "ensembles run at two small tree counts, fitted linearly in the trees); "
+           "**wall**, the persisted "
            "runs' wall seconds where no CPU time was recorded (measured on a loaded 2-core "
            "machine, often with `--jobs 2`: an overstatement of the CPU time, not converted; "
            "a Relief grid's one pass counted once, not once per grid point); "

@@ -1,5 +1,7 @@
-"""The machinery behind ``python -m reproduce``: studies, their result stores, and the generated
-sections of ``docs/reproduction.md``.
+"""The machinery behind ``python -m reproduce``: studies, their result stores and fingerprints,
+and the splicing of generated sections into ``docs/reproduction.md``. Rendering a section
+(which names its left-out pairs with their cost) lives one layer up, in
+``reproduce.sections``, above the cost model that needs these stores.
 
 A *study* (one module in ``reproduce/studies/``) declares the experiment configs it needs and a
 ``render(stores) -> markdown`` function. The runner
@@ -19,7 +21,7 @@ A *study* (one module in ``reproduce/studies/``) declares the experiment configs
    time), with a stamp under its heading: commit (never an uncommitted tree of the computing
    code), fingerprint, config hash, date and computing time; every section ends with the
    generated coverage lines (``reproduce/coverage.py``);
-4. ``check_study`` re-renders from the persisted stores only (no runs, no compute step) and
+4. ``sections.check_study`` re-renders from the persisted stores only (no runs, no compute step) and
    says why a section is stale: another fingerprint, config or an uncommitted tree in its
    stamp, a persisted store of another fingerprint or with other runs, or a re-render that
    differs from the committed text (ignoring stamp lines and lines marked
@@ -568,86 +570,6 @@ def _session(runs: int) -> dict:
             "runs": runs}
 
 
-def run_study(study: Study, *, jobs: int = 1, root: Path | None = None,
-              progress: bool | None = None, digests: dict | None = None,
-              recompute: bool = False, dask: str | None = None) -> Outcome:
-    """Bring the study's persisted stores up to the current fingerprint (resuming from
-    them; computing only what is missing), run its compute step, and render its section
-    from the persisted stores with a stamp. ``dask``: a Dask scheduler's address (or
-    'local') that runs the runs instead of ``jobs`` local processes (the same results:
-    each run is seeded by its definition)."""
-    from frcli.experiment.executor import run_experiment
-    from reproduce import artifacts
-
-    root = results_root(root)
-    t0 = time.perf_counter()
-    digests = digests or canary_digests(jobs)
-    fps = fingerprints(digests)
-    cfgs = _load(study)
-    sfp = fps.study(study, cfgs)
-    views: dict[str, StoreView] = {}
-    working: dict[str, tuple] = {}
-    for cfg in cfgs:
-        cfp = fps.config(cfg)
-        hashes = plan_hashes(cfg)
-        per = artifacts.Persisted(persisted_dir(cfg))
-        current = per.fingerprint == cfp and not recompute
-        if current and _complete(per, hashes):
-            views[cfg.name] = StoreView(persisted_dir(cfg), cfg, persisted=persisted_dir(cfg))
-            log(f"{study.name}: {cfg.name}: persisted store is current "
-                f"(fingerprint {cfp}, {per.manifest['runs']} runs)")
-            continue
-        out = root / cfp
-        sqlite_dir = cfg.output_dir(out)
-        if recompute and sqlite_dir.exists():
-            shutil.rmtree(sqlite_dir)
-        donors = [] if recompute else donor_stores(cfg, cfp)
-        if (current or donors) and not artifacts.is_working_store(sqlite_dir):
-            sources = ([persisted_dir(cfg)] if current else []) + donors
-            log(f"{study.name}: {cfg.name}: resuming from "
-                + ", ".join(_rel(s) for s in sources))
-            n = artifacts.seed(sources, sqlite_dir, local_run=_local_run(cfg, hashes), log=log)
-            log(f"{study.name}: {cfg.name}: {n} persisted runs seeded into {sqlite_dir}")
-        if per.exists and not current:
-            log(f"{study.name}: {cfg.name}: persisted store made for fingerprint "
-                f"{per.fingerprint}, the code gives {cfp}: recomputing"
-                + (" (--recompute)" if recompute else ""))
-        log(f"{study.name}: running {cfg.name} → {sqlite_dir}")
-        try:
-            s = run_experiment(cfg, jobs=jobs, dask=dask, output=out, progress=progress)
-        except BaseException:      # interrupted: persist what is done (the next session,
-            if artifacts.is_working_store(sqlite_dir):      # on any machine, resumes it)
-                _export(sqlite_dir, cfg, hashes, "partial", cfp,
-                        [{**_session(0), "interrupted": True}], 0)
-            raise
-        log(f"{study.name}: {cfg.name}: {s.tasks} tasks, {s.computed} computed, {s.skipped} "
-            f"stored already, {len(s.failures)} failed ({s.seconds:.0f} s)")
-        if s.failures:
-            label, err = s.failures[0]
-            raise StudyError(f"study {study.name}: {len(s.failures)} task(s) of {cfg.name} "
-                             f"failed, e.g. {label}: {err}")
-        views[cfg.name] = StoreView(sqlite_dir, cfg)
-        working[cfg.name] = (cfg, sqlite_dir, hashes, cfp, s.runs_written)
-    stores = Stores(root, cfgs, views=views, work_root=STORES / "_work", work_fingerprint=sfp)
-    if study.compute is not None:
-        log(f"{study.name}: computing its own part")
-        study.compute(stores)
-    body, rec = _render(study, stores)
-    if working:
-        reads = stores.read_keys()
-        for name, (cfg, sqlite_dir, hashes, cfp, added) in working.items():
-            _export(sqlite_dir, cfg, hashes, reads[name], cfp, [_session(added)], added)
-        # the section is what the persisted stores give (what --check re-renders)
-        stores = _persisted_stores(cfgs, sfp)
-        again, rec = _render(study, stores)
-        if comparable(again) != comparable(body):
-            log(f"{study.name}: WARNING: the render from the persisted stores differs from the "
-                f"render from the working stores; the section takes the persisted one")
-        body = again
-    _record_digests(digests, fps, study, cfgs)
-    return _outcome(study, cfgs, stores, body, sfp, time.perf_counter() - t0, rec)
-
-
 def _render(study: Study, stores: "Stores"):
     """The study's section body and the statistical tests its render ran."""
     from reproduce import coverage
@@ -705,29 +627,21 @@ def _persisted_stores(cfgs, sfp: str, read_only: bool = False) -> Stores:
                   work_fingerprint=sfp, read_only=read_only)
 
 
-def _outcome(study, cfgs, stores, body, sfp, seconds, rec=None, problems=None,
-             pending: list[dict] | None = None) -> Outcome:
-    compute_s = 0.0
-    n_runs = 0
-    if pending is not None:       # the persisted runs of the unfinished configs count
-        n_runs = sum(sh["done"] for sh in pending)
-        compute_s = sum(sh["seconds"] for sh in pending)
-        todo = sum(sh["planned"] for sh in pending)
-    else:
-        for v in stores.values():
-            r = v.runs
-            n_runs += len(r)
-            compute_s += float(r["rank_time_s"].sum() + r["eval_time_s"].sum())
-    stamp = (f"{STAMP} `python -m reproduce {study.name}` · commit {commit()} · fingerprint "
-             f"{sfp} · config {config_hash(cfgs)} · {_dt.date.today().isoformat()} · "
-             f"{n_runs} runs, {_duration(compute_s)} of ranking and evaluation (one core per "
-             f"run)" + (f" · pending: {n_runs} of {todo} runs" if pending is not None else "")
-             + "</sub>")
-    from reproduce import coverage
-
-    body = body + "\n\n" + coverage.section_note(study, stores, rec, left_out_cost(study))
-    return Outcome(study, _with_stamp(body, stamp), seconds, compute_s,
-                   [] if problems is None else problems)
+def wall_seconds(runs) -> float:
+    """The wall seconds of runs [(key, ranking s, evaluation s)] (a section's stamp, the
+    estimate's stored wall time, a sample's wall time). A ranking call that
+    returns a whole grid in one pass (Relief, ReliefE) stores the pass's wall time with each
+    of its runs; runs of one task (data set, split, labelled size, method) that all carry the
+    same ranking time came from one such call, which counts once. (Separately measured
+    rankings never carry bit-equal times.)"""
+    tasks: dict[tuple, list[float]] = {}
+    total = 0.0
+    for key, rank_s, eval_s in runs:
+        tasks.setdefault(tuple(key[:4]), []).append(rank_s)
+        total += eval_s
+    for ts in tasks.values():
+        total += ts[0] if len(ts) > 1 and ts[0] > 0 and len(set(ts)) == 1 else sum(ts)
+    return total
 
 
 def _record_digests(digests: dict, fps, study, cfgs) -> None:
@@ -744,74 +658,6 @@ def _record_digests(digests: dict, fps, study, cfgs) -> None:
     artifacts.write_json(path, {"format": digests.get("format"),
                                 "environment": digests.get("environment"),
                                 "digests": dict(sorted(table.items()))})
-
-
-def check_study(study: Study, doc_text: str, digests: dict) -> Outcome:
-    """Re-render the study from its persisted stores (no runs, no compute step) and say why
-    the committed section is stale, if it is: its stamp names another fingerprint or config
-    or an uncommitted tree, a persisted store belongs to another fingerprint or lacks runs,
-    or the re-render differs from the committed text."""
-    from reproduce import artifacts
-
-    t0 = time.perf_counter()
-    fps = fingerprints(digests)
-    cfgs = _load(study)
-    sfp = fps.study(study, cfgs)
-    committed = section(doc_text, study.name)
-    problems = []
-    stamp = read_stamp(committed)
-    if stamp is None:
-        problems.append("the section has no stamp" if committed is not None else
-                        "the doc has no section for it")
-    else:
-        if "+changes" in stamp["commit"]:
-            problems.append(f"its stamp names an uncommitted tree ({stamp['commit']})")
-        if stamp.get("fingerprint") != sfp:
-            named = stamp.get("fingerprint") or f"(none; code {stamp['code']})"
-            problems.append(f"its stamp names fingerprint {named}, the code gives {sfp}"
-                            + _moved(fps, study, cfgs))
-        if stamp["config"] != config_hash(cfgs):
-            problems.append(f"its stamp names config {stamp['config']}, the configs give "
-                            f"{config_hash(cfgs)}")
-    out = pending_outcome(study, digests, problems)
-    if out is not None:
-        diff = stale_diff(committed, out.text, study.name)
-        if diff:
-            out.problems.append("its stores are not complete, and the committed section is not "
-                                f"the pending one (`python -m reproduce {study.name} "
-                                f"--pending` writes it):\n" + diff)
-        elif stamp is not None and not stamp.get("pending"):
-            out.problems.append("its stores are not complete but its stamp is not pending")
-        return out
-    renderable = True
-    for cfg in cfgs:
-        per = artifacts.Persisted(persisted_dir(cfg))
-        cfp = fps.config(cfg)
-        if not per.exists:
-            problems.append(f"no persisted store {_rel(persisted_dir(cfg))}")
-            renderable = False
-        elif per.fingerprint != cfp:
-            problems.append(f"persisted store {cfg.name} was made for fingerprint "
-                            f"{per.fingerprint}, the code gives {cfp}")
-        elif not _complete(per, plan_hashes(cfg)):
-            problems.append(f"persisted store {cfg.name} does not hold exactly the config's "
-                            f"runs (run `python -m reproduce {study.name}`)")
-    if study.compute is not None:
-        m = artifacts.read_manifest(STORES / "_work" / study.name) or {}
-        if m and m.get("fingerprint") != sfp:
-            problems.append(f"its compute files were made for fingerprint "
-                            f"{m.get('fingerprint')}, the code gives {sfp}")
-    text = committed or ""
-    if renderable:
-        stores = _persisted_stores(cfgs, sfp, read_only=True)
-        with _figures_elsewhere():
-            body, rec = _render(study, stores)
-        out = _outcome(study, cfgs, stores, body, sfp, time.perf_counter() - t0, rec, problems)
-        diff = stale_diff(committed, out.text, study.name)
-        if diff:
-            out.problems.append("the re-render differs from the committed text:\n" + diff)
-        return out
-    return Outcome(study, text, time.perf_counter() - t0, 0.0, problems)
 
 
 # --------------------------------------------------------------------------- cost
@@ -895,32 +741,6 @@ def study_estimate(study) -> dict:
     return {"configs": per_config, "rows": rows, "persisted": persisted}
 
 
-def left_out_cost(study) -> dict | None:
-    """What the study's left-out shared data sets would cost (``study_estimate``): the
-    extrapolated one-core seconds, the measured ones of what ran, the sets with no
-    reference to extrapolate from, and the module that declares the subset; None when
-    nothing is left out."""
-    import math
-
-    if not study.configs:
-        return None
-    from reproduce import coverage
-
-    left = set(coverage.data_sets(study)["left"])
-    if not left:
-        return None
-    e = study_estimate(study)
-    rows = [r for r in e["rows"] if r[3] != "measured" and r[1] in left]
-    return {"left_s": sum(r[2] for r in rows if not math.isnan(r[2])),
-            "measured_s": sum(r[2] for r in e["rows"] if r[3] == "measured"),
-            "unknown": sorted({r[1] for r in rows if math.isnan(r[2])}),
-            "where": list(dict.fromkeys(
-                ref.path if "subset" in Path(ref.path).stem
-                else getattr(study.render, "func", study.render).__module__.replace(".", "/")
-                + ".py"
-                for ref in study.configs))}
-
-
 def shortfall(cfgs, fps) -> list[dict]:
     """The configs whose persisted store is not complete for the current fingerprint but
     holds no other fingerprint's runs (missing or partial: a study still accumulating): per
@@ -964,49 +784,6 @@ def shortfall(cfgs, fps) -> list[dict]:
     return out
 
 
-def pending_outcome(study: Study, digests: dict, problems: list[str] | None = None
-                    ) -> Outcome | None:
-    """The pending section of a study whose stores are not complete (None when they are, or
-    when one belongs to another fingerprint)."""
-    t0 = time.perf_counter()
-    fps = fingerprints(digests)
-    cfgs = _load(study)
-    short = shortfall(cfgs, fps)
-    if not short:
-        return None
-    sfp = fps.study(study, cfgs)
-    return _outcome(study, cfgs, _persisted_stores(cfgs, sfp, read_only=True),
-                    pending_body(study, short), sfp, time.perf_counter() - t0, None,
-                    problems, pending=short)
-
-
-def pending_body(study: Study, short: list[dict]) -> str:
-    """The section of a study whose runs are not all computed for the current fingerprint:
-    what is persisted, what the rest would cost at the persisted runs' measured cost, and
-    the command that resumes it. Deterministic in the persisted stores (``--check``)."""
-    from reproduce import md
-
-    lines = [f"## {study.title}", "",
-             f"**Pending.** This study's runs are not all computed for the current result "
-             f"fingerprint, so the section shows no result yet; its stores accumulate in "
-             f"`reproduce/stores/` across sessions and machines, and "
-             f"`python -m reproduce {study.name}` resumes them (`nice -n 10`, `--jobs 2`), then "
-             f"writes the section.", ""]
-    for sh in short:
-        if sh["done"]:
-            rest = (f"the other {sh['planned'] - sh['done']} would take about "
-                    f"{_duration(sh['rest'])} at the measured cost per run of each data set "
-                    f"(one core per run)")
-            sets = (f"; complete: {md.listing(sh['sets_done'])}" if sh["sets_done"] else "")
-            lines.append(f"* `{sh['config']}`: {sh['done']} of {sh['planned']} runs persisted "
-                         f"({_duration(sh['seconds'])} of ranking and evaluation{sets}); "
-                         f"{rest}.")
-        else:
-            lines.append(f"* `{sh['config']}`: none of its {sh['planned']} runs persisted yet "
-                         f"(data sets {md.listing(sh['sets'])}).")
-    return "\n".join(lines)
-
-
 def environment_changes(digests: dict) -> str:
     """What differs between this environment and the one reproduce/stores/canaries.json
     records ('' when nothing or nothing is recorded)."""
@@ -1035,19 +812,6 @@ def _figures_elsewhere():
         finally:
             analysis.FIGURES = keep
 
-
-def _moved(fps, study, cfgs) -> str:
-    """'; moved: <paths>' against the digests the stores were made with, when known."""
-    path = STORES / "canaries.json"
-    if not path.is_file():
-        return ""
-    old = json.loads(path.read_text(encoding="utf-8")).get("digests", {})
-    mine = fps.resolve(fps.study_paths(study, cfgs))
-    moved = sorted(p for p in mine if old.get(p) != fps.digests.get(p))
-    if not moved:
-        return ""
-    more = f" and {len(moved) - 3} more" if len(moved) > 3 else ""
-    return f"; canary paths that moved: {', '.join(moved[:3])}{more}"
 
 
 def import_stores(study: Study, source: Path, build: dict, digests: dict) -> list[str]:
@@ -1238,91 +1002,3 @@ def data_note(study: Study) -> str:
     return "; ".join(dict.fromkeys(notes))
 
 
-def summary(doc_text: str, all_studies: Mapping[str, Study],
-            last_full_run: str | None = None) -> str:
-    """The "Run times" section: per study in ``make reproduce`` order, the runs and their
-    computing time as its section's stamp records them (summed from its result stores when it
-    was generated, one core per run), and whether it ran a declared subset. Deterministic in
-    the doc's stamps and the study declarations, so ``--check`` compares it too; the only
-    volatile line is the wall time of the last full ``make reproduce`` (``last_full_run``, else
-    the line already in the doc)."""
-    from reproduce import coverage
-
-    rows, total, n_runs, missing, subsets = [], 0.0, 0, [], 0
-    seen: dict[tuple, str] = {}          # configs → the first study that runs them
-
-    def made(stamp) -> str:
-        if stamp is None:
-            return "–"
-        if stamp.get("fingerprint"):
-            return (f"{stamp['date']}, fingerprint {stamp['fingerprint']}"
-                    + (" (pending)" if stamp.get("pending") else ""))
-        code = stamp["code"] if not stamp["code"].startswith("at ") else "dev store"
-        return f"{stamp['date']}, code {code}"
-
-    for st in all_studies.values():
-        if st.draft:
-            continue
-        stamp = read_stamp(section(doc_text, st.name))
-        note = data_note(st)
-        sets = coverage.column(st)
-        key = tuple((c.path, c.name, json.dumps(dict(c.set), sort_keys=True))
-                    for c in st.configs)
-        if key and key in seen:      # the same stores: their runs count once
-            rows.append([st.name, "–", f"the runs of {seen[key]}",
-                         note or "as configured", sets, made(stamp)])
-            if stamp is None:
-                missing.append(st.name)
-            continue
-        seen[key] = st.name
-        subsets += bool(note.startswith("subset") or "; subset" in note)
-        if stamp is None:
-            missing.append(st.name)
-            rows.append([st.name, "–", "no section yet", note or "as configured", sets, "–"])
-            continue
-        t = _seconds(stamp["time"])
-        total += t
-        n_runs += int(stamp["runs"])
-        time_cell = (f"{stamp['time']} so far" if stamp.get("pending") else stamp["time"]
-                     if int(stamp["runs"]) else "not recorded (no runner configs)")
-        rows.append([st.name, stamp["runs"], time_cell, note or "as configured", sets,
-                     made(stamp)])
-    drafts = [s.name for s in all_studies.values() if s.draft]
-    old = section(doc_text, SUMMARY) or ""
-    wall = last_full_run or next((ln for ln in old.split("\n") if VOLATILE in ln), None)
-    lines = [
-        "## Run times", "",
-        f"`make reproduce` runs these {len(rows)} studies in this order (`python -m reproduce "
-        f"--list`), each resumable, and prints its total wall time at the end. The computing "
-        f"time of each is what its section's stamp records: ranking plus evaluation time of "
-        f"its stored runs, summed over runs (one core each), measured on the shared 2-core "
-        f"machine under varying load. {subsets} of them run a declared subset of their "
-        f"configs (the column *data*; each such section names what it left out and the "
-        f"switch that runs it all): their times are not those of the whole configs. The "
-        f"column *data sets* counts the data sets of the study's config files that "
-        f"`../shared/datasets` holds, how many of them run, and the paper's number where "
-        f"the paper states it. `python -m reproduce --estimate` prints what each study would "
-        f"take on all of its shared data sets."
-        + (f" Draft studies, not run by `make reproduce`: {', '.join(drafts)}." if drafts
-           else ""),
-        "",
-        "| study | runs | computing time | data | data sets | generated |",
-        "|---|---:|---:|---|---|---|",
-        *[f"| {' | '.join(r)} |" for r in rows],
-        f"| total | {n_runs} | {_duration(total)} | | | |",
-    ]
-    if missing:
-        lines += ["", f"Not generated yet: {', '.join(missing)}."]
-    if wall:
-        lines += ["", wall]
-    return "\n".join(lines)
-
-
-def full_run_line(total: float, jobs: int, names: list[str]) -> str:
-    """The volatile line of the "Run times" section for a full ``make reproduce``."""
-    import os
-
-    return (f"Last full run: `make reproduce` (--jobs {jobs}, {len(names)} studies, commit "
-            f"{commit()}) took "
-            f"{_duration(total)} wall on {os.cpu_count()} cores, 1-minute load average "
-            f"{os.getloadavg()[0]:.1f} at the end. {VOLATILE}")

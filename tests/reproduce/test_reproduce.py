@@ -13,6 +13,7 @@ from tests.conftest import REPO
 sys.path.insert(0, str(REPO))
 
 from reproduce import framework as fw  # noqa: E402
+from reproduce import sections  # noqa: E402
 from reproduce.papers import Paper, all_papers  # noqa: E402
 
 
@@ -178,7 +179,7 @@ def test_a_changed_number_fails_the_check(shared_data):
     num = re.search(r"\d\.\d{3}", cells[i]).group()
     cells[i] = cells[i].replace(num, f"{float(num) + 0.001:.3f}")
     tampered = " | ".join(cells)
-    out = fw.check_study(fw.studies()["mtr-table7"], text.replace(row, tampered),
+    out = sections.check_study(fw.studies()["mtr-table7"], text.replace(row, tampered),
                          fw.canary_digests(2))
     diff = "\n".join(out.problems)
     assert f"-{tampered}" in diff and f"+{row}" in diff
@@ -196,7 +197,7 @@ def test_run_times_section_is_current():
     """The Run times section equals what the sections' stamps and the study declarations
     give (`python -m reproduce --times` rewrites it; every section write refreshes it)."""
     text = fw.DOC.read_text(encoding="utf-8")
-    diff = fw.stale_diff(fw.section(text, fw.SUMMARY), fw.summary(text, fw.studies()),
+    diff = fw.stale_diff(fw.section(text, fw.SUMMARY), sections.summary(text, fw.studies()),
                          fw.SUMMARY)
     assert not diff, f"regenerate with `python -m reproduce --times` and commit:\n{diff}"
 
@@ -220,7 +221,7 @@ def test_run_times_read_stamps_subsets_and_shared_stores():
     for name, runs, t in (("a", 330, "9 min"), ("b", 100, "1.5 h"), ("c", 100, "1.5 h")):
         doc = fw.splice(doc, name, body(name, runs, t))
     assert fw.read_stamp(fw.section(doc, "b"))["time"] == "1.5 h"
-    out = fw.summary(doc, studies)
+    out = sections.summary(doc, studies)
     rows = {ln.split(" | ")[0][2:]: ln for ln in out.split("\n") if ln.startswith("| ")}
     assert "2 of 12 data sets of `configs/hmlc.yaml`" in rows["b"]
     assert "the runs of b" in rows["c"] and "d" not in rows and "draft" not in rows["a"]
@@ -230,11 +231,11 @@ def test_run_times_read_stamps_subsets_and_shared_stores():
 
 
 def test_full_run_line_names_what_ran_and_is_kept_by_the_summary():
-    line = fw.full_run_line(3646.0, 2, ["a", "b"])
+    line = sections.full_run_line(3646.0, 2, ["a", "b"])
     assert f"commit {fw.commit()})" in line
     assert "61 min wall" in line and line.endswith(fw.VOLATILE)
-    doc = fw.splice("", fw.SUMMARY, fw.summary("", {}, last_full_run=line))
-    assert fw.summary(doc, {}).endswith(line)     # --times keeps the last full run's line
+    doc = fw.splice("", fw.SUMMARY, sections.summary("", {}, last_full_run=line))
+    assert sections.summary(doc, {}).endswith(line)     # --times keeps the last full run's line
 
 
 @pytest.mark.slow

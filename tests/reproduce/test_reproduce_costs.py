@@ -168,7 +168,7 @@ def test_wall_seconds_count_a_grid_pass_once():
     runs = [((*k, "m1"), 5.0, 0.5), ((*k, "m2"), 5.0, 0.5), ((*k, "m3"), 5.0, 0.5),
             (("d", 1, 0, "relief", "m1"), 4.0, 0.5),                    # a task of one run
             (("d", 0, 0, "rf-rf", "a"), 1.0, 0.1), (("d", 0, 0, "rf-rf", "b"), 2.0, 0.1)]
-    assert costs.wall_seconds(runs) == pytest.approx(5.0 + 1.5 + 4.5 + 3.2)
+    assert fw.wall_seconds(runs) == pytest.approx(5.0 + 1.5 + 4.5 + 3.2)
 
 
 # --------------------------------------------------------------------------- the samples file
@@ -232,3 +232,47 @@ def test_a_set_another_config_runs_with_the_same_runs_is_counted_once():
     assert not any(math.isnan(r.seconds) for r in
                    estimate.pair_rows(fw.studies()["mlc-ensembles"], {}, object())
                    if r.source != "covered")
+
+
+def test_a_sub_slice_fits_the_cost_of_a_tree():
+    assert costs.linear_in_trees(3.0, 5.0, 2, 100) == pytest.approx(1.0 + 1.0 * 100)
+    assert costs.linear_in_trees(3.0, 2.0, 2, 100) == pytest.approx(3.0)     # no negative tree
+    assert costs.linear_in_trees(1.0, 5.0, 2, 10) == pytest.approx(0.0 + 2.0 * 10)  # a ≥ 0
+    from frcli.experiment.config import RankerSpec
+
+    assert costs.trees_of(RankerSpec("genie3-rf", {"trees": 7})) == 7
+    assert costs.trees_of(RankerSpec("genie3-boost")) == 50          # its default
+    assert costs.trees_of(RankerSpec("genie3-rf", {"trees": [10, 25]})) is None   # a grid
+    assert costs.trees_of(RankerSpec("relief")) is None
+    sub = {"sub_slice": {"trees": [2, 4], "of": [50, 100]}}
+    assert estimate.sub_slice_note(sub) == (" (sub-slice: ensembles of 50 and 100 trees at 2 "
+                                            "and 4, linear in the trees)")
+    assert estimate.sub_slice_note({}) == ""
+
+
+def test_a_sub_slice_runs_small_ensembles_and_the_rest_whole(monkeypatch):
+    """The forest at 2 and 4 trees, fitted to its 20; Relief once, as it is."""
+    from frcli.experiment.config import parse_config
+
+    cfg = parse_config({"name": "tiny", "datasets": ["synth-mtr"],
+                        "protocol": {"type": "holdout", "repeats": 2, "seed": 0},
+                        "rankers": ["relief", {"method": "genie3-rf", "params": {"trees": 20}},
+                                    {"method": "rf-rf", "params": {"trees": 20}},
+                                    {"method": "genie3-et", "params": {"trees": 3}}],
+                        "evaluation": {"knn": 5}}, "tiny.yaml")
+    seen = []
+    real = costs._slice_runs
+
+    def spy(c, split, labeled):
+        seen.append(sorted((r.method, r.params.get("trees")) for r in c.rankers))
+        return real(c, split, labeled)
+
+    monkeypatch.setattr(costs, "_slice_runs", spy)
+    s = costs._sample(cfg, 0, 0, sub_slice=2)
+    assert seen == [[("genie3-et", 3), ("relief", None)],
+                    [("genie3-rf", 2), ("rf-rf", 2)], [("genie3-rf", 4), ("rf-rf", 4)]]
+    assert s["runs"] == 4 and s["sub_slice"]["trees"] == [2, 4]
+    assert s["sub_slice"]["of"] == [20] and s["cpu_s"] >= s["sub_slice"]["whole_cpu_s"]
+    # without it, the whole slice in one pass
+    seen.clear()
+    assert "sub_slice" not in costs._sample(cfg, 0, 0) and len(seen) == 1

@@ -62,3 +62,21 @@ def test_every_section_names_its_left_out_sets():
     assert C.column(studies["hmlc-saturation"]).startswith("12 of 12 shared (30 of the paper)")
     assert C.column(studies["mtr-analyses"]).startswith("11 of 11 shared (24 of the paper)")
     assert C.column(studies["mtr-jura-targets"]) == "1 of 1 shared"
+
+
+def test_the_left_out_pairs_are_named_with_their_cost_and_a_plan():
+    cost = {"pairs": [("c", "big", 7200.0, "sampled", "1 s CPU per run × 10 runs (sub-slice: "
+                       "ensembles of 100 trees at 2 and 4, linear in the trees)"),
+                      ("c", "small", 600.0, "extrapolated", "from a's cpu seconds"),
+                      ("d", "small", 1200.0, "sampled", "2 s CPU per run × 10 runs"),
+                      ("d", "odd", float("nan"), "none", "no set of its config ran")],
+            "where": ["reproduce/studies/x.py"]}
+    line = C.cost_line("x", cost)
+    assert "about 2.5 h of one-core time (2.3 h of it sampled;" in line
+    assert "`c`: big 2.0 h (sub-slice), small 10 min (extrapolated); `d`: small 20 min " \
+           "(sampled), odd not estimated" in line
+    assert "*sub-slice*" in line and "cheapest first (small of `c` and small of `d`" in line
+    assert "`python -m reproduce x` resumes them" in line
+    cell = C.shortfall_cell(cost)
+    assert cell == ("left out: big 2.0 h, small 30 min, odd ? (2.5 h one-core, 2.3 h "
+                    "sampled; plan in its section)")

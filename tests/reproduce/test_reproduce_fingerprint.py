@@ -16,6 +16,7 @@ sys.path.insert(0, str(REPO))
 from reproduce import canaries as C  # noqa: E402
 from reproduce import fingerprint as F  # noqa: E402
 from reproduce import framework as fw  # noqa: E402
+from reproduce import sections  # noqa: E402
 
 
 def _expected() -> dict[str, str]:
@@ -174,7 +175,7 @@ def test_an_engine_edit_fails_the_check_of_the_sections_on_its_path(shared_data,
     edited_digests = {**digests, "digests": {**digests["digests"], **moved["digests"]}}
     doc = fw.DOC.read_text(encoding="utf-8")
     table7 = fw.studies()["mtr-table7"]
-    out = fw.check_study(table7, doc, edited_digests)
+    out = sections.check_study(table7, doc, edited_digests)
     assert any("fingerprint" in p for p in out.problems), out.problems
     assert any("persisted store mtr-table7 was made for fingerprint" in p
                for p in out.problems)

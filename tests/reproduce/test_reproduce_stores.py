@@ -16,6 +16,7 @@ sys.path.insert(0, str(REPO))
 
 from reproduce import artifacts  # noqa: E402
 from reproduce import framework as fw  # noqa: E402
+from reproduce import sections  # noqa: E402
 
 
 def _tiny(tmp_path, name="tiny", sets=("synth-mtr", "synth-mlc")):
@@ -156,14 +157,14 @@ def test_run_study_persists_reuses_resumes_and_recomputes(tmp_path, monkeypatch)
     logs = []
     monkeypatch.setattr(fw, "log", logs.append)
 
-    out = fw.run_study(study, digests=digests, progress=False)
+    out = sections.run_study(study, digests=digests, progress=False)
     assert "fingerprint " in out.text and "**Data sets.**" in out.text
     assert any("8 tasks, 8 computed" in m for m in logs), logs
     per = artifacts.Persisted(fw.STORES / "tiny-study")
     assert per.manifest["runs"] == 2 * 2 * 3 and seen[-1] == 12
 
     logs.clear()
-    fw.run_study(study, digests=digests, progress=False)
+    sections.run_study(study, digests=digests, progress=False)
     assert any("persisted store is current" in m for m in logs)
     assert not any("computed" in m for m in logs)
 
@@ -171,7 +172,7 @@ def test_run_study_persists_reuses_resumes_and_recomputes(tmp_path, monkeypatch)
     shutil.rmtree(fw.STORES / "tiny-study" / "synth-regression")
     shutil.rmtree(fw.RESULTS)
     logs.clear()
-    fw.run_study(study, digests=digests, progress=False)
+    sections.run_study(study, digests=digests, progress=False)
     assert any("resuming from " in m and "tiny-study" in m for m in logs)
     assert any("8 tasks, 4 computed, 4 stored already" in m for m in logs), logs
     assert artifacts.Persisted(fw.STORES / "tiny-study").manifest["runs"] == 12
@@ -179,7 +180,7 @@ def test_run_study_persists_reuses_resumes_and_recomputes(tmp_path, monkeypatch)
     # another fingerprint (a canary on its path moved): recomputed from scratch
     moved = {"digests": {p: "b" * 16 for p in paths}}
     logs.clear()
-    fw.run_study(study, digests=moved, progress=False)
+    sections.run_study(study, digests=moved, progress=False)
     assert any("recomputing" in m for m in logs)
     assert any("8 tasks, 8 computed" in m for m in logs), logs
 
@@ -204,10 +205,10 @@ def test_a_widened_config_resumes_from_another_configs_store(tmp_path, monkeypat
     logs = []
     monkeypatch.setattr(fw, "log", logs.append)
     study = fw.Study("tiny", "Tiny", (part,), lambda s: "## Tiny\n\ntext")
-    fw.run_study(study, digests=digests, progress=False)
+    sections.run_study(study, digests=digests, progress=False)
     logs.clear()
     draft = fw.Study("tiny-draft", "Tiny", (whole,), lambda s: "## Tiny\n\ntext", draft=True)
-    fw.run_study(draft, digests=digests, progress=False)
+    sections.run_study(draft, digests=digests, progress=False)
     assert any("resuming from " in m and "tiny-part" in m for m in logs), logs
     assert any("4 tasks, 2 computed, 2 stored already" in m for m in logs), logs
     a = fw.StoreView(fw.STORES / "tiny-part", part.load(), persisted=fw.STORES / "tiny-part")
@@ -217,7 +218,7 @@ def test_a_widened_config_resumes_from_another_configs_store(tmp_path, monkeypat
     # another fingerprint: nothing is lent
     moved = {"digests": {p: "b" * 16 for p in paths}}
     logs.clear()
-    fw.run_study(draft, digests=moved, progress=False)
+    sections.run_study(draft, digests=moved, progress=False)
     assert not any("resuming from" in m for m in logs)
     assert any("4 tasks, 4 computed" in m for m in logs), logs
 
@@ -247,7 +248,7 @@ def test_an_interrupted_run_persists_what_it_did(tmp_path, monkeypatch):
 
     monkeypatch.setattr(executor, "run_task", stop_after_one)
     with pytest.raises(KeyboardInterrupt):
-        fw.run_study(study, digests={"digests": {p: "a" * 16 for p in paths}},
+        sections.run_study(study, digests={"digests": {p: "a" * 16 for p in paths}},
                      progress=False)
     per = artifacts.Persisted(fw.STORES / "tiny-stop")
     assert per.manifest["runs"] == 1 and per.manifest["sessions"][-1]["interrupted"]
@@ -270,21 +271,21 @@ def test_an_unfinished_study_has_a_pending_section_that_check_accepts(tmp_path, 
     study = fw.Study("tiny-pending", "Tiny pending", (ref,), lambda s: "## Tiny pending\n\nok")
     paths = fw.fingerprints({"digests": {}}).paths_of_config(ref.load())
     digests = {"digests": {p: "a" * 16 for p in paths}}
-    assert fw.pending_outcome(study, digests) is not None      # nothing persisted
-    fw.run_study(study, digests=digests, progress=False)
-    assert fw.pending_outcome(study, digests) is None           # complete
+    assert sections.pending_outcome(study, digests) is not None      # nothing persisted
+    sections.run_study(study, digests=digests, progress=False)
+    assert sections.pending_outcome(study, digests) is None           # complete
     shutil.rmtree(fw.STORES / "tiny-pending" / "synth-regression")
     shutil.rmtree(fw.RESULTS)
-    out = fw.pending_outcome(study, digests)
+    out = sections.pending_outcome(study, digests)
     assert "**Pending.**" in out.text and "2 of 4 runs persisted" in out.text
     assert "complete: synth-mtr" in out.text and "· pending: 2 of 4 runs" in out.text
     assert fw.read_stamp(out.text)["pending"]
     doc = fw.splice("<!-- study: tiny-pending -->\n<!-- /study: tiny-pending -->\n",
                     "tiny-pending", out.text)
-    assert not fw.check_study(study, doc, digests).problems
+    assert not sections.check_study(study, doc, digests).problems
     # a pending section whose counts are behind the stores is stale
-    fw.run_study(study, digests=digests, progress=False)
-    problems = fw.check_study(study, doc, digests).problems
+    sections.run_study(study, digests=digests, progress=False)
+    problems = sections.check_study(study, doc, digests).problems
     assert any("re-render differs" in p for p in problems), problems
 
 
@@ -304,7 +305,7 @@ def test_a_study_on_a_dask_cluster_persists_the_same_runs(tmp_path, monkeypatch)
     frames = []
     for where, dask in (("pool", None), ("cluster", "local")):
         monkeypatch.setattr(fw, "STORES", tmp_path / where)
-        fw.run_study(study, digests=digests, progress=False, jobs=2, dask=dask)
+        sections.run_study(study, digests=digests, progress=False, jobs=2, dask=dask)
         view = fw.StoreView(tmp_path / where / "tiny-dask", ref.load(),
                             persisted=tmp_path / where / "tiny-dask")
         frames.append(view.frame.drop(columns=["rank_time_s", "eval_time_s"]))
