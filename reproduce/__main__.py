@@ -239,7 +239,7 @@ def _fingerprints(chosen, jobs: int) -> int:
     digests = fw.canary_digests(jobs)
     fps = fw.fingerprints(digests)
     for st in chosen:
-        cfgs = fw._load(st)
+        cfgs = fw.load_configs(st)
         paths = fps.study_paths(st, cfgs)
         unc = fps.uncovered(paths)
         print(f"{st.name}: fingerprint {fps.study(st, cfgs)} ({len(paths)} paths"

@@ -90,7 +90,7 @@ def pairs(study) -> list[Pair]:
     ran = [(ref, ref.load()) for ref in study.configs]
     out = []
     for ref, cfg in ran:
-        full = fw._full_config(ref)
+        full = fw.full_config(ref)
         have = {d.name for d in cfg.datasets}
         for d in full.datasets:
             if d.name not in universe:
@@ -389,5 +389,5 @@ def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict |
                    f"{len(queue)} pairs not started")
             if isinstance(e, KeyboardInterrupt):
                 raise
-    fw.log(f"{taken} samples taken, kept in {fw._rel(path)}")
+    fw.log(f"{taken} samples taken, kept in {fw.relative(path)}")
     return taken

@@ -72,8 +72,8 @@ def pair_rows(study, samples: dict, fps) -> list[Row]:
     for name, ps in by_config.items():
         full = ps[0].full
         stored = costs.persisted(ps[0].ran)
-        planned = fw._runs_per_dataset(full)
-        sizes = {p.dataset: fw._size(p.dataset, full) for p in ps}
+        planned = fw.runs_per_dataset(full)
+        sizes = {p.dataset: fw.data_size(p.dataset, full) for p in ps}
         current = {p.dataset: costs.current(samples, p, costs.fingerprint(p, fps),
                                             costs.plan_key(p))
                    for p in ps if p.key in samples and p.state != "covered"}

@@ -505,7 +505,7 @@ def results_root(explicit: str | Path | None = None) -> Path:
     return Path(explicit).resolve() if explicit else RESULTS
 
 
-def _rel(path: Path) -> str:
+def relative(path: Path) -> str:
     try:
         return Path(path).relative_to(ROOT).as_posix()
     except ValueError:
@@ -530,7 +530,7 @@ def donor_stores(cfg, cfp: str) -> list[Path]:
             and artifacts.Persisted(d).fingerprint == cfp]
 
 
-def _complete(per, hashes: dict) -> bool:
+def is_complete(per, hashes: dict) -> bool:
     """The persisted store holds exactly the config's runs, each with its current definition."""
     return per.exists and per.phashes() == {k: ph for k, (ph, _) in hashes.items()}
 
@@ -544,7 +544,7 @@ def widen_keep(reads, kept, plan) -> set:
     return set(reads) | set(kept) | {k for k in plan if k[2:] in rankers}
 
 
-def _export(sqlite_dir: Path, cfg, hashes: dict, keep, fingerprint: str, sessions: list,
+def export_store(sqlite_dir: Path, cfg, hashes: dict, keep, fingerprint: str, sessions: list,
             computed: int) -> dict:
     from reproduce import artifacts
 
@@ -560,17 +560,17 @@ def _export(sqlite_dir: Path, cfg, hashes: dict, keep, fingerprint: str, session
     doc = artifacts.export(sqlite_dir, folder,
                            portable_hash=lambda k: hashes[k][0] if k in hashes else None,
                            keep=keep, manifest=manifest)
-    log(f"{cfg.name}: {doc['runs']} runs persisted in {_rel(folder)} "
+    log(f"{cfg.name}: {doc['runs']} runs persisted in {relative(folder)} "
         f"({doc['bytes'] / 1e6:.2f} MB; importances: {doc['importances']})")
     return doc
 
 
-def _session(runs: int) -> dict:
+def session_entry(runs: int) -> dict:
     return {"commit": commit(), "code": code_hash(), "date": _dt.date.today().isoformat(),
             "runs": runs}
 
 
-def _render(study: Study, stores: "Stores"):
+def render_section(study: Study, stores: "Stores"):
     """The study's section body and the statistical tests its render ran."""
     from reproduce import coverage
 
@@ -579,7 +579,7 @@ def _render(study: Study, stores: "Stores"):
     return body, rec
 
 
-def _duration(s: float) -> str:
+def duration(s: float) -> str:
     if s < 120:
         return f"{s:.0f} s"
     if s < 7200:
@@ -587,14 +587,14 @@ def _duration(s: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
-def _with_stamp(body: str, stamp: str) -> str:
+def with_stamp(body: str, stamp: str) -> str:
     lines = body.split("\n")
     if lines and lines[0].startswith("#"):
         return "\n".join([lines[0], "", stamp, *lines[1:]])
     return "\n".join([stamp, "", *lines])
 
 
-def _load(study: Study) -> list:
+def load_configs(study: Study) -> list:
     cfgs = [ref.load() for ref in study.configs]
     names = [c.name for c in cfgs]
     if len(set(names)) != len(names):
@@ -602,7 +602,7 @@ def _load(study: Study) -> list:
     return cfgs
 
 
-def _local_run(cfg, hashes: dict):
+def local_run(cfg, hashes: dict):
     from frcli.experiment.plan import run_definition
 
     by = {d.name: d for d in cfg.datasets}
@@ -621,7 +621,7 @@ def _local_run(cfg, hashes: dict):
     return local
 
 
-def _persisted_stores(cfgs, sfp: str, read_only: bool = False) -> Stores:
+def persisted_stores(cfgs, sfp: str, read_only: bool = False) -> Stores:
     views = {c.name: StoreView(persisted_dir(c), c, persisted=persisted_dir(c)) for c in cfgs}
     return Stores(STORES, cfgs, views=views, work_root=STORES / "_work",
                   work_fingerprint=sfp, read_only=read_only)
@@ -644,7 +644,7 @@ def wall_seconds(runs) -> float:
     return total
 
 
-def _record_digests(digests: dict, fps, study, cfgs) -> None:
+def record_digests(digests: dict, fps, study, cfgs) -> None:
     """Keep the digests of the study's paths in reproduce/stores/canaries.json (what the
     persisted stores were made with: --check names the paths that moved since)."""
     from reproduce import artifacts
@@ -661,7 +661,7 @@ def _record_digests(digests: dict, fps, study, cfgs) -> None:
 
 
 # --------------------------------------------------------------------------- cost
-def _size(name: str, cfg) -> tuple[int, int] | None:
+def data_size(name: str, cfg) -> tuple[int, int] | None:
     """(rows, features) of a data set: the catalog's expected size, else its traits."""
     from frcli.data import catalog
 
@@ -680,7 +680,7 @@ def _size(name: str, cfg) -> tuple[int, int] | None:
     return t["rows"], t["features"]
 
 
-def _full_config(ref):
+def full_config(ref):
     """The config as its file has it (every data set), with the study's other settings."""
     from reproduce import coverage
 
@@ -691,7 +691,7 @@ def _full_config(ref):
     return ConfigRef(whole, name=ref.name, set=copy.deepcopy(over)).load()
 
 
-def _runs_per_dataset(cfg) -> dict[str, int]:
+def runs_per_dataset(cfg) -> dict[str, int]:
     out: dict[str, int] = {}
     for key in plan_hashes(cfg):
         out[key[0]] = out.get(key[0], 0) + 1
@@ -722,12 +722,12 @@ def study_estimate(study) -> dict:
             nruns[key[0]] = nruns.get(key[0], 0) + 1
         measured = sum(cost.values())
         rows += [(cfg.name, d, s, "measured") for d, s in sorted(cost.items())]
-        full = _full_config(ref)
+        full = full_config(ref)
         left = [d.name for d in full.datasets if d.name in universe and d.name not in cost]
         extra = 0.0
-        sizes = {d: _size(d, full) for d in list(cost) + left}
+        sizes = {d: data_size(d, full) for d in list(cost) + left}
         refs = [d for d in cost if sizes.get(d)]
-        plan_runs = _runs_per_dataset(full) if left else {}
+        plan_runs = runs_per_dataset(full) if left else {}
         for d in left:
             if not refs or not sizes.get(d):
                 rows.append((cfg.name, d, float("nan"), "no reference"))
@@ -754,7 +754,7 @@ def shortfall(cfgs, fps) -> list[dict]:
         if per.exists and per.fingerprint != cfp:
             continue                        # another fingerprint: stale, not pending
         hashes = plan_hashes(cfg)
-        if per.exists and _complete(per, hashes):
+        if per.exists and is_complete(per, hashes):
             continue
         done, seconds, by_ds = 0, 0.0, {}
         want = {k: ph for k, (ph, _) in hashes.items()}
@@ -797,7 +797,7 @@ def environment_changes(digests: dict) -> str:
 
 
 @contextlib.contextmanager
-def _figures_elsewhere():
+def figures_elsewhere():
     """Figures a check's renders draw go to a temporary folder: a check writes nothing into
     the checkout (some figures show measured times)."""
     import tempfile
@@ -825,7 +825,7 @@ def import_stores(study: Study, source: Path, build: dict, digests: dict) -> lis
     from reproduce import artifacts
 
     ours, theirs = fingerprints(digests), fingerprints(build)
-    cfgs = _load(study)
+    cfgs = load_configs(study)
     refused = []
     views, plans = {}, {}
     for cfg in cfgs:
@@ -870,13 +870,13 @@ def import_stores(study: Study, source: Path, build: dict, digests: dict) -> lis
     # what the render reads decides which importances are kept
     stores = Stores(source, cfgs, views=views, work_root=source / "_work",
                     read_only=True)
-    with _figures_elsewhere():
-        _render(study, stores)
+    with figures_elsewhere():
+        render_section(study, stores)
     reads = stores.read_keys()
     for name, (cfg, src, hashes, cfp) in plans.items():
         with artifacts.Store(src, create=False) as st:
             runs = len(st.finished())
-        _export(src, cfg, hashes, reads[name], cfp,
+        export_store(src, cfg, hashes, reads[name], cfp,
                 [{"imported_from": str(source), "build": build.get("build", {}),
                   "date": _dt.date.today().isoformat(), "runs": runs}], runs)
     if study.compute is not None:
@@ -888,7 +888,7 @@ def import_stores(study: Study, source: Path, build: dict, digests: dict) -> lis
             "format": artifacts.FORMAT, "fingerprint": sfp, "study": study.name,
             "imported_from": str(work_src)})
         assert not filecmp.dircmp(work_src, dst).diff_files
-    _record_digests(digests, ours, study, cfgs)
+    record_digests(digests, ours, study, cfgs)
     return refused
 
 
@@ -905,7 +905,7 @@ def _import_partial(src: Path, cfg, hashes: dict, have: dict, cfp: str, source: 
     if per.fingerprint == cfp and per.exists and len(per.phashes()) >= len(done):
         log(f"{cfg.name}: the persisted store holds {len(per.phashes())} runs already")
         return
-    _export(src, cfg, done, "partial", cfp,
+    export_store(src, cfg, done, "partial", cfp,
             [{"imported_from": str(source), "build": build.get("build", {}),
               "date": _dt.date.today().isoformat(), "runs": len(done), "partial": True}],
             len(done))
@@ -975,9 +975,9 @@ def read_stamp(section_text: str | None) -> dict[str, str] | None:
     return None
 
 
-def _seconds(duration: str) -> float:
-    """Inverse of ``_duration`` ('35 s', '9 min', '1.7 h')."""
-    value, unit = duration.split()
+def duration_seconds(text: str) -> float:
+    """Inverse of ``duration`` ('35 s', '9 min', '1.7 h')."""
+    value, unit = text.split()
     return float(value) * {"s": 1, "min": 60, "h": 3600}[unit]
 
 

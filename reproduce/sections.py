@@ -43,7 +43,7 @@ def run_study(study: fw.Study, *, jobs: int = 1, root: Path | None = None,
     t0 = time.perf_counter()
     digests = digests or fw.canary_digests(jobs)
     fps = fw.fingerprints(digests)
-    cfgs = fw._load(study)
+    cfgs = fw.load_configs(study)
     sfp = fps.study(study, cfgs)
     views: dict[str, fw.StoreView] = {}
     working: dict[str, tuple] = {}
@@ -52,7 +52,7 @@ def run_study(study: fw.Study, *, jobs: int = 1, root: Path | None = None,
         hashes = fw.plan_hashes(cfg)
         per = artifacts.Persisted(fw.persisted_dir(cfg))
         current = per.fingerprint == cfp and not recompute
-        if current and fw._complete(per, hashes):
+        if current and fw.is_complete(per, hashes):
             views[cfg.name] = fw.StoreView(fw.persisted_dir(cfg), cfg, persisted=fw.persisted_dir(cfg))
             fw.log(f"{study.name}: {cfg.name}: persisted store is current "
                 f"(fingerprint {cfp}, {per.manifest['runs']} runs)")
@@ -65,8 +65,8 @@ def run_study(study: fw.Study, *, jobs: int = 1, root: Path | None = None,
         if (current or donors) and not artifacts.is_working_store(sqlite_dir):
             sources = ([fw.persisted_dir(cfg)] if current else []) + donors
             fw.log(f"{study.name}: {cfg.name}: resuming from "
-                + ", ".join(fw._rel(s) for s in sources))
-            n = artifacts.seed(sources, sqlite_dir, local_run=fw._local_run(cfg, hashes), log=fw.log)
+                + ", ".join(fw.relative(s) for s in sources))
+            n = artifacts.seed(sources, sqlite_dir, local_run=fw.local_run(cfg, hashes), log=fw.log)
             fw.log(f"{study.name}: {cfg.name}: {n} persisted runs seeded into {sqlite_dir}")
         if per.exists and not current:
             fw.log(f"{study.name}: {cfg.name}: persisted store made for fingerprint "
@@ -77,8 +77,8 @@ def run_study(study: fw.Study, *, jobs: int = 1, root: Path | None = None,
             s = run_experiment(cfg, jobs=jobs, dask=dask, output=out, progress=progress)
         except BaseException:      # interrupted: persist what is done (the next session,
             if artifacts.is_working_store(sqlite_dir):      # on any machine, resumes it)
-                fw._export(sqlite_dir, cfg, hashes, "partial", cfp,
-                        [{**fw._session(0), "interrupted": True}], 0)
+                fw.export_store(sqlite_dir, cfg, hashes, "partial", cfp,
+                        [{**fw.session_entry(0), "interrupted": True}], 0)
             raise
         fw.log(f"{study.name}: {cfg.name}: {s.tasks} tasks, {s.computed} computed, {s.skipped} "
             f"stored already, {len(s.failures)} failed ({s.seconds:.0f} s)")
@@ -92,19 +92,19 @@ def run_study(study: fw.Study, *, jobs: int = 1, root: Path | None = None,
     if study.compute is not None:
         fw.log(f"{study.name}: computing its own part")
         study.compute(stores)
-    body, rec = fw._render(study, stores)
+    body, rec = fw.render_section(study, stores)
     if working:
         reads = stores.read_keys()
         for name, (cfg, sqlite_dir, hashes, cfp, added) in working.items():
-            fw._export(sqlite_dir, cfg, hashes, reads[name], cfp, [fw._session(added)], added)
+            fw.export_store(sqlite_dir, cfg, hashes, reads[name], cfp, [fw.session_entry(added)], added)
         # the section is what the persisted stores give (what --check re-renders)
-        stores = fw._persisted_stores(cfgs, sfp)
-        again, rec = fw._render(study, stores)
+        stores = fw.persisted_stores(cfgs, sfp)
+        again, rec = fw.render_section(study, stores)
         if fw.comparable(again) != fw.comparable(body):
             fw.log(f"{study.name}: WARNING: the render from the persisted stores differs from the "
                 f"render from the working stores; the section takes the persisted one")
         body = again
-    fw._record_digests(digests, fps, study, cfgs)
+    fw.record_digests(digests, fps, study, cfgs)
     return _outcome(study, cfgs, stores, body, sfp, time.perf_counter() - t0, rec)
 
 
@@ -126,11 +126,11 @@ def _outcome(study, cfgs, stores, body, sfp, seconds, rec=None, problems=None,
                                                 "eval_time_s"]].itertuples(index=False))
     stamp = (f"{fw.STAMP} `python -m reproduce {study.name}` · commit {fw.commit()} · fingerprint "
              f"{sfp} · config {fw.config_hash(cfgs)} · {_dt.date.today().isoformat()} · "
-             f"{n_runs} runs, {fw._duration(compute_s)} of ranking and evaluation (one core per "
+             f"{n_runs} runs, {fw.duration(compute_s)} of ranking and evaluation (one core per "
              f"run)" + (f" · pending: {n_runs} of {todo} runs" if pending is not None else "")
              + "</sub>")
     body = body + "\n\n" + coverage.section_note(study, stores, rec, left_out_cost(study))
-    return fw.Outcome(study, fw._with_stamp(body, stamp), seconds, compute_s,
+    return fw.Outcome(study, fw.with_stamp(body, stamp), seconds, compute_s,
                    [] if problems is None else problems)
 
 
@@ -141,7 +141,7 @@ def check_study(study: fw.Study, doc_text: str, digests: dict) -> fw.Outcome:
     or the re-render differs from the committed text."""
     t0 = time.perf_counter()
     fps = fw.fingerprints(digests)
-    cfgs = fw._load(study)
+    cfgs = fw.load_configs(study)
     sfp = fps.study(study, cfgs)
     committed = fw.section(doc_text, study.name)
     problems = []
@@ -174,12 +174,12 @@ def check_study(study: fw.Study, doc_text: str, digests: dict) -> fw.Outcome:
         per = artifacts.Persisted(fw.persisted_dir(cfg))
         cfp = fps.config(cfg)
         if not per.exists:
-            problems.append(f"no persisted store {fw._rel(fw.persisted_dir(cfg))}")
+            problems.append(f"no persisted store {fw.relative(fw.persisted_dir(cfg))}")
             renderable = False
         elif per.fingerprint != cfp:
             problems.append(f"persisted store {cfg.name} was made for fingerprint "
                             f"{per.fingerprint}, the code gives {cfp}")
-        elif not fw._complete(per, fw.plan_hashes(cfg)):
+        elif not fw.is_complete(per, fw.plan_hashes(cfg)):
             problems.append(f"persisted store {cfg.name} does not hold exactly the config's "
                             f"runs (run `python -m reproduce {study.name}`)")
     if study.compute is not None:
@@ -189,9 +189,9 @@ def check_study(study: fw.Study, doc_text: str, digests: dict) -> fw.Outcome:
                             f"{m.get('fingerprint')}, the code gives {sfp}")
     text = committed or ""
     if renderable:
-        stores = fw._persisted_stores(cfgs, sfp, read_only=True)
-        with fw._figures_elsewhere():
-            body, rec = fw._render(study, stores)
+        stores = fw.persisted_stores(cfgs, sfp, read_only=True)
+        with fw.figures_elsewhere():
+            body, rec = fw.render_section(study, stores)
         out = _outcome(study, cfgs, stores, body, sfp, time.perf_counter() - t0, rec, problems)
         diff = fw.stale_diff(committed, out.text, study.name)
         if diff:
@@ -228,12 +228,12 @@ def pending_outcome(study: fw.Study, digests: dict, problems: list[str] | None =
     when one belongs to another fingerprint)."""
     t0 = time.perf_counter()
     fps = fw.fingerprints(digests)
-    cfgs = fw._load(study)
+    cfgs = fw.load_configs(study)
     short = fw.shortfall(cfgs, fps)
     if not short:
         return None
     sfp = fps.study(study, cfgs)
-    return _outcome(study, cfgs, fw._persisted_stores(cfgs, sfp, read_only=True),
+    return _outcome(study, cfgs, fw.persisted_stores(cfgs, sfp, read_only=True),
                     pending_body(study, short), sfp, time.perf_counter() - t0, None,
                     problems, pending=short)
 
@@ -251,11 +251,11 @@ def pending_body(study: fw.Study, short: list[dict]) -> str:
     for sh in short:
         if sh["done"]:
             rest = (f"the other {sh['planned'] - sh['done']} would take about "
-                    f"{fw._duration(sh['rest'])} at the measured cost per run of each data set "
+                    f"{fw.duration(sh['rest'])} at the measured cost per run of each data set "
                     f"(one core per run)")
             sets = (f"; complete: {md.listing(sh['sets_done'])}" if sh["sets_done"] else "")
             lines.append(f"* `{sh['config']}`: {sh['done']} of {sh['planned']} runs persisted "
-                         f"({fw._duration(sh['seconds'])} of ranking and evaluation{sets}); "
+                         f"({fw.duration(sh['seconds'])} of ranking and evaluation{sets}); "
                          f"{rest}.")
         else:
             lines.append(f"* `{sh['config']}`: none of its {sh['planned']} runs persisted yet "
@@ -320,7 +320,7 @@ def summary(doc_text: str, all_studies: Mapping[str, fw.Study],
             missing.append(st.name)
             rows.append([st.name, "–", "no section yet", note or "as configured", sets, "–"])
             continue
-        t = fw._seconds(stamp["time"])
+        t = fw.duration_seconds(stamp["time"])
         total += t
         n_runs += int(stamp["runs"])
         time_cell = (f"{stamp['time']} so far" if stamp.get("pending") else stamp["time"]
@@ -353,7 +353,7 @@ def summary(doc_text: str, all_studies: Mapping[str, fw.Study],
         "| study | runs | computing time | data | data sets | generated |",
         "|---|---:|---:|---|---|---|",
         *[f"| {' | '.join(r)} |" for r in rows],
-        f"| total | {n_runs} | {fw._duration(total)} | | | |",
+        f"| total | {n_runs} | {fw.duration(total)} | | | |",
     ]
     if missing:
         lines += ["", f"Not generated yet: {', '.join(missing)}."]
@@ -368,5 +368,5 @@ def full_run_line(total: float, jobs: int, names: list[str]) -> str:
 
     return (f"Last full run: `make reproduce` (--jobs {jobs}, {len(names)} studies, commit "
             f"{fw.commit()}) took "
-            f"{fw._duration(total)} wall on {os.cpu_count()} cores, 1-minute load average "
+            f"{fw.duration(total)} wall on {os.cpu_count()} cores, 1-minute load average "
             f"{os.getloadavg()[0]:.1f} at the end. {fw.VOLATILE}")

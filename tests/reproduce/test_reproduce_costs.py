@@ -105,9 +105,9 @@ def fake_study(monkeypatch):
     monkeypatch.setattr(costs, "pairs", lambda st: ps)
     monkeypatch.setattr(costs, "persisted", lambda cfg: {
         "a": (10, 100.0, 40.0, 10), "b": (10, 200.0, 0.0, 0)})
-    monkeypatch.setattr(fw, "_runs_per_dataset", lambda cfg: {
+    monkeypatch.setattr(fw, "runs_per_dataset", lambda cfg: {
         "a": 10, "b": 10, "x": 20, "y": 30, "z": 10})
-    monkeypatch.setattr(fw, "_size", lambda d, cfg: {
+    monkeypatch.setattr(fw, "data_size", lambda d, cfg: {
         "a": (100, 10), "b": (200, 10), "x": (100, 10), "y": (400, 10), "z": (50, 10)}[d])
     monkeypatch.setattr(costs, "fingerprint", lambda p, fps: "fp")
     monkeypatch.setattr(costs, "plan_key", lambda p: "plan")

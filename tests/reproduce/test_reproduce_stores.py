@@ -81,7 +81,7 @@ def test_importances_not_kept_are_refused(tmp_path, monkeypatch):
 
     hashes = fw.plan_hashes(cfg)
     new = tmp_path / "again" / cfg.name
-    n = artifacts.seed(dst, new, local_run=fw._local_run(cfg, hashes))
+    n = artifacts.seed(dst, new, local_run=fw.local_run(cfg, hashes))
     assert n == len(view.runs)
     s = run_experiment(cfg, output=tmp_path / "again", progress=False)
     assert s.computed == 0 and s.skipped == s.tasks
@@ -145,7 +145,7 @@ def test_run_study_persists_reuses_resumes_and_recomputes(tmp_path, monkeypatch)
 
     monkeypatch.setattr(fw, "STORES", tmp_path / "stores")
     monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    monkeypatch.setattr(fw, "record_digests", lambda *a, **k: None)
     ref = fw.ConfigRef("configs/quickstart.yaml", name="tiny-study", set={
         "datasets": ["synth-mtr", "synth-regression"], "protocol": {"repeats": 2},
         "rankers": ["uniform", {"method": "relief", "params": {"neighbours": [5, 10]}}]})
@@ -192,7 +192,7 @@ def test_a_widened_config_resumes_from_another_configs_store(tmp_path, monkeypat
     a store of another fingerprint lends nothing."""
     monkeypatch.setattr(fw, "STORES", tmp_path / "stores")
     monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    monkeypatch.setattr(fw, "record_digests", lambda *a, **k: None)
     def ref(name, ks):
         return fw.ConfigRef("configs/quickstart.yaml", name=name, set={
             "datasets": ["synth-regression"], "protocol": {"repeats": 2},
@@ -230,7 +230,7 @@ def test_an_interrupted_run_persists_what_it_did(tmp_path, monkeypatch):
 
     monkeypatch.setattr(fw, "STORES", tmp_path / "stores")
     monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    monkeypatch.setattr(fw, "record_digests", lambda *a, **k: None)
     monkeypatch.setattr(fw, "log", lambda m: None)
     ref = fw.ConfigRef("configs/quickstart.yaml", name="tiny-stop", set={
         "datasets": ["synth-mtr", "synth-regression"], "protocol": {"repeats": 1},
@@ -262,7 +262,7 @@ def test_an_unfinished_study_has_a_pending_section_that_check_accepts(tmp_path, 
 
     monkeypatch.setattr(fw, "STORES", tmp_path / "stores")
     monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    monkeypatch.setattr(fw, "record_digests", lambda *a, **k: None)
     monkeypatch.setattr(fw, "log", lambda m: None)
     monkeypatch.setattr(fw, "dirty_paths", lambda: [])      # stamps of a committed tree
     ref = fw.ConfigRef("configs/quickstart.yaml", name="tiny-pending", set={
@@ -294,7 +294,7 @@ def test_a_study_on_a_dask_cluster_persists_the_same_runs(tmp_path, monkeypatch)
     worker processes, and the persisted store holds the same numbers as the local pool's."""
     pytest.importorskip("dask.distributed")
     monkeypatch.setattr(fw, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(fw, "_record_digests", lambda *a, **k: None)
+    monkeypatch.setattr(fw, "record_digests", lambda *a, **k: None)
     monkeypatch.setattr(fw, "log", lambda m: None)
     ref = fw.ConfigRef("configs/quickstart.yaml", name="tiny-dask", set={
         "datasets": ["synth-mtr"], "protocol": {"repeats": 2},
