@@ -19,7 +19,7 @@ SETS = ["mortgage", "treasury", "edm"]
 REG = _subset.ref(CONFIG, SETS, suffix="subset")
 # MLC/HMLC: the given split, one training file x 5 values of L per set
 MLC_CONFIG = "configs/ssl-mlc.yaml"
-MLC_SETS = ["emotions", "genbase", "pheno_FUN"]
+MLC_SETS = ["emotions", "genbase", "pheno_FUN", "birds"]
 MLC = _subset.ref(MLC_CONFIG, MLC_SETS, suffix="subset")
 
 # What the left-out sets would cost, measured against a set that ran (reproduce/studies/

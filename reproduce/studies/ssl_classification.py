@@ -7,7 +7,7 @@ from reproduce.framework import Study
 from reproduce.studies import _probe, _subset
 
 CONFIG = "configs/ssl-classification.yaml"
-SETS = ["tic-tac-toe", "chess"]
+SETS = ["tic-tac-toe", "chess", "pageblocks"]
 
 # The config's protocol, the paper's 10 folds; the other sets are left out for their cost
 # (the section prints what each would take, measured by ``compute``)
