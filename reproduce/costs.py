@@ -285,9 +285,35 @@ def _sample(cfg, split: int, labeled: int, sub_slice: int | None = None) -> dict
 
 
 def _priority(study) -> dict[str, float]:
-    """Pair key → its linear extrapolation (seconds): the order in which to sample."""
-    rows = fw.study_estimate(study)["rows"]
-    return {f"{c}/{d}": (0.0 if s != s else s) for c, d, s, _ in rows}
+    """Pair key → the order in which to sample it (seconds): a set the config ran, its
+    persisted runs' ranking plus evaluation seconds; a left-out set, those per run of the
+    config's largest set that ran × its planned runs × the ratio of rows × features; 0
+    when neither is known."""
+    from reproduce import artifacts
+
+    out: dict[str, float] = {}
+    universe = set(coverage.data_sets(study)["shared"])
+    for ref in study.configs:
+        cfg = ref.load()
+        cost: dict[str, float] = {}
+        nruns: dict[str, int] = {}
+        for key, r, *_ in artifacts.Persisted(fw.persisted_dir(cfg)).read(with_blobs=False):
+            cost[key[0]] = (cost.get(key[0], 0.0) + float(r["rank_time_s"] or 0)
+                            + float(r["eval_time_s"] or 0))
+            nruns[key[0]] = nruns.get(key[0], 0) + 1
+        out.update({f"{cfg.name}/{d}": s for d, s in cost.items()})
+        full = fw.full_config(ref)
+        left = [d.name for d in full.datasets if d.name in universe and d.name not in cost]
+        sizes = {d: fw.data_size(d, full) for d in list(cost) + left}
+        refs = [d for d in cost if sizes.get(d)]
+        plan_runs = fw.runs_per_dataset(full) if left else {}
+        for d in left:
+            if refs and sizes.get(d):
+                base = max(refs, key=lambda x: sizes[x][0] * sizes[x][1])
+                ratio = (sizes[d][0] * sizes[d][1]) / (sizes[base][0] * sizes[base][1])
+                out[f"{cfg.name}/{d}"] = (cost[base] / max(1, nruns[base])
+                                          * plan_runs.get(d, 0) * ratio)
+    return out
 
 
 def sample_costs(chosen, *, budget: float | None, jobs: int = 1, digests: dict | None = None,

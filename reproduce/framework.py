@@ -698,49 +698,6 @@ def runs_per_dataset(cfg) -> dict[str, int]:
     return out
 
 
-def study_estimate(study) -> dict:
-    """{'configs': {config name: (measured s, extrapolated s)}, 'rows': [(config, set,
-    seconds, how)], 'persisted': whether every config has a persisted store}: the one-core
-    seconds of the study on all of its shared data sets (``python -m reproduce --estimate``,
-    ``reproduce/estimate.py`` says how a left-out set is extrapolated)."""
-    from reproduce import artifacts
-    from reproduce import coverage
-
-    rows = []
-    per_config = {}
-    persisted = True
-    universe = set(coverage.data_sets(study)["shared"])
-    for ref in study.configs:
-        cfg = ref.load()
-        per = artifacts.Persisted(persisted_dir(cfg))
-        persisted &= per.exists
-        cost: dict[str, float] = {}
-        nruns: dict[str, int] = {}
-        for key, r, *_ in per.read(with_blobs=False):
-            t = float(r["rank_time_s"] or 0) + float(r["eval_time_s"] or 0)
-            cost[key[0]] = cost.get(key[0], 0.0) + t
-            nruns[key[0]] = nruns.get(key[0], 0) + 1
-        measured = sum(cost.values())
-        rows += [(cfg.name, d, s, "measured") for d, s in sorted(cost.items())]
-        full = full_config(ref)
-        left = [d.name for d in full.datasets if d.name in universe and d.name not in cost]
-        extra = 0.0
-        sizes = {d: data_size(d, full) for d in list(cost) + left}
-        refs = [d for d in cost if sizes.get(d)]
-        plan_runs = runs_per_dataset(full) if left else {}
-        for d in left:
-            if not refs or not sizes.get(d):
-                rows.append((cfg.name, d, float("nan"), "no reference"))
-                continue
-            base = max(refs, key=lambda x: sizes[x][0] * sizes[x][1])
-            ratio = (sizes[d][0] * sizes[d][1]) / (sizes[base][0] * sizes[base][1])
-            s = cost[base] / max(1, nruns[base]) * plan_runs.get(d, 0) * ratio
-            rows.append((cfg.name, d, s, f"extrapolated from {base}"))
-            extra += s
-        per_config[cfg.name] = (measured, extra)
-    return {"configs": per_config, "rows": rows, "persisted": persisted}
-
-
 def shortfall(cfgs, fps) -> list[dict]:
     """The configs whose persisted store is not complete for the current fingerprint but
     holds no other fingerprint's runs (missing or partial: a study still accumulating): per
@@ -811,7 +768,6 @@ def figures_elsewhere():
             yield
         finally:
             analysis.FIGURES = keep
-
 
 
 def import_stores(study: Study, source: Path, build: dict, digests: dict) -> list[str]:

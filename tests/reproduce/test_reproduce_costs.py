@@ -198,7 +198,7 @@ def test_sample_costs_runs_a_slice_resumes_and_stops_within_budget(tmp_path, mon
     monkeypatch.setattr(costs, "pairs", lambda st: ps)
     monkeypatch.setattr(costs, "fingerprint", lambda p, fps: "fp")
     monkeypatch.setattr(costs, "persisted", lambda cfg: {"synth-mlc": (12, 9.0, 0.0, 0)})
-    monkeypatch.setattr(fw, "study_estimate", lambda st: {"rows": []})
+    monkeypatch.setattr(costs, "_priority", lambda st: {})
     path = tmp_path / "costs.json"
     study = SimpleNamespace(name="s")
     digests = {"digests": {}}
